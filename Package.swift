@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "swift-keychain",
+    products: [
+        .library(name: "KeychainCore", targets: ["KeychainCore"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "KeychainCore",
+            dependencies: ["CSodium", "CSQLite"]
+        ),
+        .executableTarget(
+            name: "keychain-bench",
+            dependencies: ["KeychainCore", "CSQLite"]
+        ),
+        .executableTarget(
+            name: "keychain-demo",
+            dependencies: ["KeychainCore"]
+        ),
+        .testTarget(
+            name: "KeychainCoreTests",
+            dependencies: ["KeychainCore", "CSQLite"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

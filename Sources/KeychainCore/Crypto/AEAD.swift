@@ -1,0 +1,125 @@
+import CSodium
+import Foundation
+
+/// Authenticated encryption with associated data: XChaCha20-Poly1305 (IETF) with a random 192-bit nonce.
+///
+/// A sealed box is `nonce ‖ ciphertext ‖ tag`. The caller never picks a nonce. Opening a box whose bytes, key or
+/// associated data differ from those it was sealed with fails with ``EngineError/Code/decode``: never garbage.
+public enum AEAD {
+    /// The nonce size in bytes.
+    public static let nonceByteCount = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    /// The authentication tag size in bytes.
+    public static let tagByteCount = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    /// How many bytes a sealed box adds to its plaintext.
+    public static var overhead: Int { nonceByteCount + tagByteCount }
+
+    /// Seals `plaintext` under `key`, binding `associatedData`.
+    public static func seal(
+        _ plaintext: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
+    ) throws(EngineError) -> Data {
+        try Sodium.ensureInitialized()
+        return plaintext.withUnsafeBytes { message in
+            associatedData.withUnsafeBytes { additional in
+                key.withUnsafeBytes { keyBytes in
+                    sealRaw(message, key: keyBytes, associatedData: additional)
+                }
+            }
+        }
+    }
+
+    /// Seals a key under a key-encryption key (the bytes of `key` never leave locked memory in clear).
+    public static func seal(
+        key: SecretKey, under wrappingKey: SecretKey, associatedData: some ContiguousBytes
+    ) throws(EngineError) -> Data {
+        try Sodium.ensureInitialized()
+        return key.withUnsafeBytes { message in
+            associatedData.withUnsafeBytes { additional in
+                wrappingKey.withUnsafeBytes { keyBytes in
+                    sealRaw(message, key: keyBytes, associatedData: additional)
+                }
+            }
+        }
+    }
+
+    /// Opens a box sealed by ``seal(_:key:associatedData:)``.
+    public static func open(
+        _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
+    ) throws(EngineError) -> Data {
+        try Sodium.ensureInitialized()
+        let plaintext = sealed.withUnsafeBytes { (box: UnsafeRawBufferPointer) -> Data? in
+            guard box.count >= overhead else { return nil }
+            var plaintext = Data(count: box.count - overhead)
+            let ok = plaintext.withUnsafeMutableBytes { output in
+                associatedData.withUnsafeBytes { additional in
+                    key.withUnsafeBytes { keyBytes in
+                        openRaw(box, into: output, key: keyBytes, associatedData: additional)
+                    }
+                }
+            }
+            return ok ? plaintext : nil
+        }
+        guard let plaintext else { throw .decode("a sealed value failed authentication") }
+        return plaintext
+    }
+
+    /// Opens a box that holds a key, writing the key straight into `destination`'s locked memory.
+    public static func open(
+        key sealed: some ContiguousBytes, under wrappingKey: SecretKey, associatedData: some ContiguousBytes,
+        into destination: SecretKey
+    ) throws(EngineError) {
+        try Sodium.ensureInitialized()
+        let ok = sealed.withUnsafeBytes { box in
+            box.count == overhead + SecretKey.byteCount
+                && destination.storage.withUnsafeMutableBytes { output in
+                    associatedData.withUnsafeBytes { additional in
+                        wrappingKey.withUnsafeBytes { keyBytes in
+                            openRaw(box, into: output, key: keyBytes, associatedData: additional)
+                        }
+                    }
+                }
+        }
+        guard ok else {
+            destination.storage.zero()
+            throw .decode("a wrapped key failed authentication")
+        }
+    }
+
+    /// Opens a box that holds a key into new locked memory.
+    public static func open(
+        key sealed: some ContiguousBytes, under wrappingKey: SecretKey, associatedData: some ContiguousBytes
+    ) throws(EngineError) -> SecretKey {
+        let key = try SecretKey.zeroed()
+        try open(key: sealed, under: wrappingKey, associatedData: associatedData, into: key)
+        return key
+    }
+
+    private static func sealRaw(
+        _ message: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer
+    ) -> Data {
+        var box = Data(count: message.count + overhead)
+        box.withUnsafeMutableBytes { output in
+            let out = output.sodiumPointer
+            randombytes_buf(out, nonceByteCount)
+            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                out + nonceByteCount, nil,
+                message.sodiumPointer, UInt64(message.count),
+                associatedData.sodiumPointer, UInt64(associatedData.count),
+                nil, out, key.sodiumPointer)
+        }
+        return box
+    }
+
+    private static func openRaw(
+        _ box: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: UnsafeRawBufferPointer,
+        associatedData: UnsafeRawBufferPointer
+    ) -> Bool {
+        guard box.count >= overhead else { return false }
+        let input = box.sodiumPointer
+        // libsodium verifies the tag before it writes anything to the output.
+        return crypto_aead_xchacha20poly1305_ietf_decrypt(
+            output.sodiumPointer, nil, nil,
+            input + nonceByteCount, UInt64(box.count - nonceByteCount),
+            associatedData.sodiumPointer, UInt64(associatedData.count),
+            input, key.sodiumPointer) == 0
+    }
+}

@@ -1,0 +1,63 @@
+import CSodium
+import Foundation
+
+/// The cost of deriving a key from a passcode with Argon2id: kept beside the salt, so a keychain created with one
+/// cost opens with that cost forever.
+public struct PasscodeCost: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// Argon2id passes over memory.
+    public var passes: UInt64
+    /// Argon2id memory in bytes.
+    public var memoryBytes: Int
+
+    /// Creates a cost; both values are clamped by ``validated()`` before use.
+    public init(passes: UInt64, memoryBytes: Int) {
+        self.passes = passes
+        self.memoryBytes = memoryBytes
+    }
+
+    /// The default: 256 MiB and 3 passes (libsodium's "moderate"), about 0.45 s on a 2-core server.
+    public static let standard = PasscodeCost(passes: 3, memoryBytes: 256 << 20)
+
+    /// The cheapest cost Argon2id allows. For tests only: it protects nothing.
+    public static let minimum = PasscodeCost(
+        passes: UInt64(crypto_pwhash_argon2id_OPSLIMIT_MIN), memoryBytes: Int(crypto_pwhash_argon2id_MEMLIMIT_MIN))
+
+    /// Throws when the cost is outside Argon2id's limits.
+    func validated() throws(EngineError) -> PasscodeCost {
+        guard passes >= UInt64(crypto_pwhash_argon2id_OPSLIMIT_MIN),
+            passes <= UInt64(crypto_pwhash_argon2id_OPSLIMIT_MAX)
+        else { throw .param("Argon2id passes \(passes) is out of range") }
+        guard memoryBytes >= Int(crypto_pwhash_argon2id_MEMLIMIT_MIN), memoryBytes <= 1 << 32 else {
+            throw .param("Argon2id memory \(memoryBytes) bytes is out of range")
+        }
+        return self
+    }
+
+    /// `"256 MiB × 3 passes"`.
+    public var description: String { "\(memoryBytes >> 20) MiB × \(passes) passes" }
+}
+
+/// Argon2id (`crypto_pwhash`) passcode hashing.
+enum PasscodeHash {
+    /// The salt size in bytes.
+    static let saltByteCount = Int(crypto_pwhash_SALTBYTES)
+
+    /// Derives a 32-byte key from `passcode` into locked memory.
+    static func deriveKey(passcode: String, salt: [UInt8], cost: PasscodeCost) throws(EngineError) -> SecretKey {
+        try Sodium.ensureInitialized()
+        let cost = try cost.validated()
+        guard salt.count == saltByteCount else { throw .decode("the keybag's passcode salt is damaged") }
+        let key = try SecretKey.zeroed()
+        let utf8Count = passcode.utf8.count
+        let status = key.storage.withUnsafeMutableBytes { out in
+            crypto_pwhash(
+                out.sodiumPointer, UInt64(out.count),
+                passcode, UInt64(utf8Count), salt, cost.passes, cost.memoryBytes,
+                crypto_pwhash_ALG_ARGON2ID13)
+        }
+        guard status == 0 else {
+            throw .allocate("Argon2id could not allocate \(cost.memoryBytes >> 20) MiB to derive the passcode key")
+        }
+        return key
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+/// The keychain engine: encrypted items in SQLite under a passcode-locked keybag, with Apple's item semantics.
+///
+/// One engine owns one database connection and one keybag. It is `Sendable`: every operation takes an internal
+/// lock, so any number of tasks and threads may share it. Several processes may open the same keychain at once
+/// (SQLite WAL with a busy timeout); each process keeps its own lock state, as each app did before `keychaind`.
+public final class Engine: KeychainBackend {
+    /// Where the keychain lives.
+    public let storage: KeychainStorage
+    let options: EngineOptions
+    let state: Mutex<EngineState>
+
+    /// Opens the keychain at `storage`, creating it (without a passcode) when it does not exist.
+    public init(storage: KeychainStorage, options: EngineOptions = EngineOptions()) throws(EngineError) {
+        self.storage = storage
+        self.options = options
+        let deviceKey: SecretKey
+        let database: Database
+        switch storage {
+        case .directory(let url):
+            let directory = KeychainDirectory(url: url)
+            try directory.prepare()
+            deviceKey = try DeviceKey.loadOrCreate(in: directory)
+            database = try Database(path: directory.databasePath)
+        case .inMemory:
+            deviceKey = try SecretKey.random()
+            database = try Database(path: nil)
+        }
+        try Schema.migrate(database)
+        let keybag = try Keybag.open(database: database, deviceKey: deviceKey, cost: options.passcodeCost)
+        state = Mutex(try EngineState(database: database, keybag: keybag))
+    }
+
+    // MARK: Keybag
+
+    /// The keybag's state.
+    public func keybagStatus() throws(EngineError) -> KeybagStatus {
+        let now = options.now()
+        return state.withLock { state in
+            let record = state.keybag.record
+            return KeybagStatus(
+                keybagID: UUID(bytes: record.uuid) ?? UUID(), hasPasscode: state.keybag.hasPasscode,
+                isLocked: !state.keybag.isUnlocked, hasBeenUnlocked: state.keybag.hasBeenUnlocked,
+                failedAttempts: record.failedAttempts, retryAfter: record.retryAfter > now ? record.retryAfter : nil,
+                eraseAfter: record.eraseAfter > 0 ? record.eraseAfter : nil)
+        }
+    }
+
+    /// Whether items of a protection class can be read and written now.
+    public func isAvailable(_ protectionClass: ProtectionClass) -> Bool {
+        state.withLock { state in (try? state.keybag.key(for: protectionClass)) != nil }
+    }
+
+    /// Loads every class key after checking the passcode; a wrong one counts towards the escalating waits.
+    public func unlock(passcode: String) throws(EngineError) {
+        let now = options.now()
+        try state.withLock { (state) throws(EngineError) in
+            try state.keybag.unlock(passcode: passcode, in: state.database, now: now)
+        }
+    }
+
+    /// Discards the keys of `ak`, `aku`, `akpu` and class B. No effect without a passcode.
+    public func lock() {
+        state.withLock { state in state.keybag.lock() }
+    }
+
+    /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
+    public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+        let now = options.now()
+        try state.withLock { (state) throws(EngineError) in
+            try state.keybag.setPasscode(passcode, current: current, in: state.database, now: now)
+        }
+    }
+
+    /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted.
+    public func removePasscode(current: String) throws(EngineError) {
+        let now = options.now()
+        try state.withLock { (state) throws(EngineError) in
+            try state.keybag.removePasscode(current: current, in: state.database, now: now)
+        }
+    }
+
+    /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never, the default).
+    public func setEraseAfter(failures: Int) throws(EngineError) {
+        try state.withLock { (state) throws(EngineError) in
+            try state.keybag.setEraseAfter(failures, in: state.database)
+        }
+    }
+
+    /// Moves the WAL's contents into the database file and truncates the WAL.
+    func checkpoint() throws(EngineError) {
+        try state.withLock { (state) throws(EngineError) in
+            try state.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+}
+
+/// What the engine's lock guards.
+final class EngineState {
+    let database: Database
+    let keybag: Keybag
+    let sealer: ItemSealer
+    let store: ItemStore
+
+    init(database: Database, keybag: Keybag) throws(EngineError) {
+        self.database = database
+        self.keybag = keybag
+        self.sealer = try ItemSealer()
+        self.store = ItemStore(database: database)
+    }
+
+    /// A search over this state.
+    var search: ItemSearch { ItemSearch(keybag: keybag, sealer: sealer, store: store) }
+}

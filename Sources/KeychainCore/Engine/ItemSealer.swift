@@ -1,0 +1,71 @@
+import CSodium
+import Foundation
+
+/// Seals items into rows and opens rows into items (DESIGN §3): a random item key per row, wrapped by its class
+/// key; attributes and secret each sealed under the item key, bound to the row's identity by associated data.
+///
+/// Item keys pass through one scratch key in locked memory that is zeroed after every row. Not thread-safe: the
+/// engine serialises access.
+final class ItemSealer {
+    private let scratch: SecretKey
+
+    init() throws(EngineError) {
+        scratch = try SecretKey.zeroed()
+    }
+
+    /// Seals an item whose attributes are complete (group, accessibility, flag and dates included).
+    func seal(
+        itemClass: ItemClass, attributes: ItemAttributes, data: Data, uuid: Data, keybag: Keybag
+    ) throws(EngineError) -> StoredItem {
+        let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
+        let group = attributes.string(.accessGroup) ?? ""
+        let synchronizable = attributes.bool(.synchronizable) ?? false
+        let classKey = try keybag.key(for: protectionClass)
+        let index = keybag.blindIndex
+        var hashes: [AttributeKey: Data] = [:]
+        for attribute in BlindIndex.indexedAttributes where itemClass.has(attribute) {
+            let text = attributes.string(attribute) ?? ""
+            hashes[attribute] = try index.attribute(attribute, text, itemClass: itemClass)
+        }
+        var item = StoredItem(
+            uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, synchronizable: synchronizable,
+            groupHash: try index.group(group),
+            primaryKeyHash: try index.primaryKey(
+                itemClass: itemClass, accessGroup: group, synchronizable: synchronizable, attributes: attributes),
+            indexHashes: hashes,
+            modificationTime: (attributes[.modificationDate]?.dateValue ?? Date()).timeIntervalSince1970,
+            wrappedKey: Data(), metadata: Data(), secret: nil)
+        scratch.storage.fillRandom()
+        defer { scratch.storage.zero() }
+        item.wrappedKey = try AEAD.seal(key: scratch, under: classKey, associatedData: item.keyAssociatedData)
+        item.metadata = try AEAD.seal(
+            Padding.pad(AttributeCoder.encode(attributes)), key: scratch, associatedData: item.sealAssociatedData("m"))
+        item.secret = try AEAD.seal(
+            Padding.pad(Array(data)), key: scratch, associatedData: item.sealAssociatedData("s"))
+        return item
+    }
+
+    /// Opens a row's attributes and, when `withData` is set, its secret. A row that fails authentication is a
+    /// decode error naming the item; an unavailable class is the keybag's error.
+    func open(_ item: StoredItem, keybag: Keybag, withData: Bool) throws(EngineError) -> (ItemAttributes, Data?) {
+        let classKey = try keybag.key(for: item.protectionClass)
+        defer { scratch.storage.zero() }
+        do throws(EngineError) {
+            try AEAD.open(key: item.wrappedKey, under: classKey, associatedData: item.keyAssociatedData, into: scratch)
+            let attributes = try AttributeCoder.decode(
+                Data(
+                    try Padding.unpad(
+                        Array(try AEAD.open(item.metadata, key: scratch, associatedData: item.sealAssociatedData("m"))))
+                ))
+            guard withData else { return (attributes, nil) }
+            guard let secret = item.secret else { throw EngineError.decode("the item has no sealed data") }
+            let data = try Padding.unpad(
+                Array(try AEAD.open(secret, key: scratch, associatedData: item.sealAssociatedData("s"))))
+            return (attributes, Data(data))
+        } catch {
+            let reference = item.persistentReference.map(\.description) ?? "with a damaged UUID"
+            throw .decode(
+                "the stored item \(reference) failed authentication: it was altered or moved (\(error.message))")
+        }
+    }
+}

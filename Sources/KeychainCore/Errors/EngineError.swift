@@ -1,0 +1,71 @@
+/// The one error the engine throws: a status that maps 1:1 to one of Apple's `OSStatus` codes, and a message
+/// that names the key or value at fault.
+///
+/// Every layer above the engine (`Security`, `Keychain`, the CLI) maps this error and nothing else.
+public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The status, with Apple's `OSStatus` value as its raw value.
+    public enum Code: Int32, Sendable, Codable, CaseIterable {
+        /// `errSecUnimplemented`: the operation or option is not implemented.
+        case unimplemented = -4
+        /// `errSecDiskFull`: the disk is full.
+        case diskFull = -34
+        /// `errSecIO`: an I/O error from the file system or the database.
+        case ioError = -36
+        /// `errSecParam`: a parameter is missing, malformed or of the wrong type.
+        case param = -50
+        /// `errSecAllocate`: memory could not be allocated (or locked).
+        case allocate = -108
+        /// `errSecUserCanceled`: the user canceled the operation.
+        case userCanceled = -128
+        /// `errSecInternalComponent`: an internal component failed.
+        case internalComponent = -2070
+        /// `errSecNotAvailable`: no keychain is available.
+        case notAvailable = -25291
+        /// `errSecAuthFailed`: the passcode was not correct, or a passcode is required and none is set.
+        case authFailed = -25293
+        /// `errSecNoSuchKeychain`: the keychain does not exist.
+        case noSuchKeychain = -25294
+        /// `errSecInvalidKeychain`: the keychain's files are not a valid keychain.
+        case invalidKeychain = -25295
+        /// `errSecDuplicateItem`: an item with the same primary key already exists.
+        case duplicateItem = -25299
+        /// `errSecItemNotFound`: no item matched.
+        case itemNotFound = -25300
+        /// `errSecDataTooLarge`: the data is too large.
+        case dataTooLarge = -25302
+        /// `errSecNoSuchAttr`: the attribute does not exist for the item's class.
+        case noSuchAttribute = -25303
+        /// `errSecNoSuchClass`: the item class does not exist.
+        case noSuchClass = -25306
+        /// `errSecInteractionNotAllowed`: the item's protection class is not available in the current lock state.
+        case interactionNotAllowed = -25308
+        /// `errSecDecode`: a stored item failed authentication (it was altered or moved) and cannot be decoded.
+        case decode = -26275
+        /// `errSecMissingEntitlement`: the caller is not entitled to the access group.
+        case missingEntitlement = -34018
+    }
+
+    /// The status.
+    public let code: Code
+    /// What went wrong, naming the offending key or value.
+    public let message: String
+
+    /// Creates an error with a status and a message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The `OSStatus` value of the error.
+    public var status: Int32 { code.rawValue }
+
+    /// The message, prefixed by the status number.
+    public var description: String { "\(message) (\(code.rawValue))" }
+}
+
+extension EngineError {
+    static func param(_ message: String) -> EngineError { EngineError(.param, message) }
+    static func decode(_ message: String) -> EngineError { EngineError(.decode, message) }
+    static func allocate(_ message: String) -> EngineError { EngineError(.allocate, message) }
+    static func internalError(_ message: String) -> EngineError { EngineError(.internalComponent, message) }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The binary form of an item's attributes, sealed as its metadata.
+///
+/// `version(1)` then, per attribute in key order: the four-character name, a kind tag, and the value (text and
+/// bytes as a little-endian `UInt32` length and the bytes; integers and dates as 8 little-endian bytes; flags as
+/// one byte). Decoding is strict: anything else is a decode error.
+enum AttributeCoder {
+    private static let version: UInt8 = 1
+
+    private enum Tag: UInt8 {
+        case string = 1, data, integer, date, bool
+    }
+
+    /// Encodes attributes.
+    static func encode(_ attributes: ItemAttributes) -> [UInt8] {
+        var bytes: [UInt8] = [version]
+        bytes.reserveCapacity(128)
+        for (key, value) in attributes {
+            bytes.append(contentsOf: key.rawValue.utf8)
+            switch value {
+            case .string(let text):
+                bytes.append(Tag.string.rawValue)
+                appendLengthPrefixed(Array(text.utf8), to: &bytes)
+            case .data(let data):
+                bytes.append(Tag.data.rawValue)
+                appendLengthPrefixed(Array(data), to: &bytes)
+            case .integer(let number):
+                bytes.append(Tag.integer.rawValue)
+                appendLittleEndian(UInt64(bitPattern: number), to: &bytes)
+            case .date(let date):
+                bytes.append(Tag.date.rawValue)
+                appendLittleEndian(date.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
+            case .bool(let flag):
+                bytes.append(Tag.bool.rawValue)
+                bytes.append(flag ? 1 : 0)
+            }
+        }
+        return bytes
+    }
+
+    /// Decodes attributes, throwing a decode error for anything malformed.
+    static func decode(_ data: Data) throws(EngineError) -> ItemAttributes {
+        var reader = ByteReader(data)
+        guard try reader.byte() == version else { throw .decode("item metadata has an unknown version") }
+        var values: [AttributeKey: AttributeValue] = [:]
+        while !reader.isAtEnd {
+            let name = String(decoding: try reader.bytes(4), as: UTF8.self)
+            guard let key = AttributeKey(rawValue: name), values[key] == nil,
+                let tag = Tag(rawValue: try reader.byte())
+            else { throw .decode("item metadata holds an unknown or repeated attribute") }
+            let value: AttributeValue
+            switch tag {
+            case .string:
+                guard let text = String(validating: try reader.lengthPrefixed(), as: UTF8.self) else {
+                    throw .decode("item metadata holds text that is not UTF-8")
+                }
+                value = .string(text)
+            case .data: value = .data(Data(try reader.lengthPrefixed()))
+            case .integer: value = .integer(Int64(bitPattern: try reader.littleEndian()))
+            case .date:
+                value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.littleEndian())))
+            case .bool:
+                let flag = try reader.byte()
+                guard flag <= 1 else { throw .decode("item metadata holds a malformed flag") }
+                value = .bool(flag == 1)
+            }
+            guard value.kind == key.valueType else { throw .decode("item metadata holds a value of the wrong type") }
+            values[key] = value
+        }
+        return ItemAttributes(values)
+    }
+
+    private static func appendLengthPrefixed(_ payload: [UInt8], to bytes: inout [UInt8]) {
+        appendLittleEndian(UInt32(payload.count), to: &bytes)
+        bytes.append(contentsOf: payload)
+    }
+
+    static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+}
+
+/// A cursor over bytes that throws a decode error instead of reading past the end.
+struct ByteReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ data: Data) {
+        bytes = Array(data)
+    }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func byte() throws(EngineError) -> UInt8 {
+        guard offset < bytes.count else { throw .decode("stored bytes end too early") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func bytes(_ count: Int) throws(EngineError) -> ArraySlice<UInt8> {
+        guard count >= 0, bytes.count - offset >= count else { throw .decode("stored bytes end too early") }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    mutating func littleEndian<T: FixedWidthInteger>() throws(EngineError) -> T {
+        var value: T = 0
+        for (shift, byte) in try bytes(MemoryLayout<T>.size).enumerated() {
+            value |= T(byte) << (shift * 8)
+        }
+        return value
+    }
+
+    mutating func lengthPrefixed() throws(EngineError) -> ArraySlice<UInt8> {
+        let length: UInt32 = try littleEndian()
+        return try bytes(Int(length))
+    }
+}

@@ -1,0 +1,69 @@
+/// An item attribute, with Apple's four-character name as its raw value.
+public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
+    /// The access group the item belongs to (`agrp`).
+    case accessGroup = "agrp"
+    /// The protection class, i.e. when the item can be read (`pdmn`).
+    case accessible = "pdmn"
+    /// Whether the item is synchronized between the user's devices (`sync`).
+    case synchronizable = "sync"
+    /// When the item was created (`cdat`).
+    case creationDate = "cdat"
+    /// When the item was last modified (`mdat`).
+    case modificationDate = "mdat"
+    /// A user-visible description of the kind of item (`desc`).
+    case itemDescription = "desc"
+    /// A user-editable comment (`icmt`).
+    case comment = "icmt"
+    /// The item's creator, a four-character code (`crtr`).
+    case creator = "crtr"
+    /// The item's type, a four-character code (`type`).
+    case type = "type"
+    /// A user-visible label (`labl`).
+    case label = "labl"
+    /// Whether the item is invisible to users (`invi`).
+    case isInvisible = "invi"
+    /// Whether the item holds no valid password (`nega`).
+    case isNegative = "nega"
+    /// The account name (`acct`).
+    case account = "acct"
+    /// The service (`svce`), generic passwords only.
+    case service = "svce"
+    /// Application-defined data (`gena`), generic passwords only.
+    case generic = "gena"
+    /// The security domain or realm (`sdmn`), internet passwords only.
+    case securityDomain = "sdmn"
+    /// The server's host name or address (`srvr`), internet passwords only.
+    case server = "srvr"
+    /// The protocol, a four-character code such as `htps` (`ptcl`), internet passwords only.
+    case `protocol` = "ptcl"
+    /// The authentication scheme, a four-character code such as `form` (`atyp`), internet passwords only.
+    case authenticationType = "atyp"
+    /// The port (`port`), internet passwords only.
+    case port = "port"
+    /// The path (`path`), internet passwords only.
+    case path = "path"
+
+    /// The attributes every class has.
+    static let common: [AttributeKey] = [
+        .accessGroup, .accessible, .synchronizable, .creationDate, .modificationDate, .itemDescription, .comment,
+        .creator, .type, .label, .isInvisible, .isNegative,
+    ]
+
+    /// The type of value the attribute holds.
+    public var valueType: AttributeValue.Kind {
+        switch self {
+        case .accessGroup, .accessible, .itemDescription, .comment, .label, .account, .service, .securityDomain,
+            .server, .protocol, .authenticationType, .path:
+            .string
+        case .generic: .data
+        case .creator, .type, .port: .integer
+        case .synchronizable, .isInvisible, .isNegative: .bool
+        case .creationDate, .modificationDate: .date
+        }
+    }
+
+    /// Orders attributes by their four-character name.
+    public static func < (lhs: AttributeKey, rhs: AttributeKey) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A stored keychain item as the engine returns it.
+public struct Item: Sendable, Equatable {
+    /// The item's class.
+    public var itemClass: ItemClass
+    /// All its attributes, including access group, protection class, synchronizable and dates.
+    public var attributes: ItemAttributes
+    /// Its secret, when the query asked for it.
+    public var data: Data?
+    /// The reference that identifies it across runs.
+    public var persistentReference: PersistentReference
+
+    /// Creates an item value.
+    public init(
+        itemClass: ItemClass, attributes: ItemAttributes, data: Data?, persistentReference: PersistentReference
+    ) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.data = data
+        self.persistentReference = persistentReference
+    }
+}
+
+/// An item to add.
+public struct NewItem: Sendable, Equatable, Codable {
+    /// The item's class.
+    public var itemClass: ItemClass
+    /// Its attributes. Access group, protection class and synchronizable take their defaults when absent.
+    public var attributes: ItemAttributes
+    /// Its secret (empty when absent, as Apple allows).
+    public var data: Data
+
+    /// Creates an item to add.
+    public init(itemClass: ItemClass, attributes: ItemAttributes = [:], data: Data = Data()) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.data = data
+    }
+}
+
+/// The changes an update makes to every item it matches.
+public struct ItemChanges: Sendable, Equatable, Codable {
+    /// Attributes to set (primary-key attributes included: a move onto an existing key is a duplicate).
+    public var attributes: ItemAttributes
+    /// A new secret, or `nil` to keep each item's own.
+    public var data: Data?
+
+    /// Creates a set of changes.
+    public init(attributes: ItemAttributes = [:], data: Data? = nil) {
+        self.attributes = attributes
+        self.data = data
+    }
+
+    /// Whether the changes change nothing.
+    public var isEmpty: Bool { attributes.isEmpty && data == nil }
+}
+
+/// A reference that identifies one item across runs and processes: its class and the item's stable UUID.
+public struct PersistentReference: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The item's class.
+    public let itemClass: ItemClass
+    /// The item's UUID, fixed at creation.
+    public let uuid: UUID
+
+    /// Creates a reference.
+    public init(itemClass: ItemClass, uuid: UUID) {
+        self.itemClass = itemClass
+        self.uuid = uuid
+    }
+
+    /// The reference's 20-byte form: the class's four ASCII characters, then the 16 UUID bytes.
+    public var data: Data {
+        var bytes = Data(itemClass.rawValue.utf8)
+        bytes.append(uuidBytes)
+        return bytes
+    }
+
+    /// The 16 bytes of the UUID.
+    var uuidBytes: Data {
+        withUnsafeBytes(of: uuid.uuid) { Data($0) }
+    }
+
+    /// Parses the 20-byte form, or returns `nil` when `data` is not a persistent reference.
+    public init?(data: Data) {
+        guard data.count == 20,
+            let itemClass = ItemClass(rawValue: String(decoding: data.prefix(4), as: UTF8.self)),
+            let uuid = UUID(bytes: data.suffix(16))
+        else { return nil }
+        self.init(itemClass: itemClass, uuid: uuid)
+    }
+
+    /// `genp/UUID`.
+    public var description: String { "\(itemClass.rawValue)/\(uuid.uuidString)" }
+}
+
+extension UUID {
+    /// A UUID from exactly 16 bytes.
+    init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 16 else { return nil }
+        let b = Array(bytes)
+        self.init(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
+    }
+}

@@ -1,0 +1,34 @@
+/// The class of a keychain item, with Apple's four-character name as its raw value.
+public enum ItemClass: String, Sendable, Codable, CaseIterable {
+    /// A generic password (`genp`): identified by account and service.
+    case genericPassword = "genp"
+    /// An internet password (`inet`): identified by account, security domain, server, protocol, authentication
+    /// type, port and path.
+    case internetPassword = "inet"
+
+    /// The attributes an item of this class may carry, in the order they are presented.
+    public var attributes: [AttributeKey] {
+        switch self {
+        case .genericPassword: AttributeKey.common + [.account, .service, .generic]
+        case .internetPassword:
+            AttributeKey.common + [
+                .account, .securityDomain, .server, .protocol, .authenticationType, .port, .path,
+            ]
+        }
+    }
+
+    /// The attributes that form the item's primary key besides the access group and synchronizable flag
+    /// (Apple's rule: two items with equal keys are duplicates, whatever their other attributes).
+    public var primaryKey: [AttributeKey] {
+        switch self {
+        case .genericPassword: [.account, .service]
+        case .internetPassword:
+            [.account, .securityDomain, .server, .protocol, .authenticationType, .port, .path]
+        }
+    }
+
+    /// Whether `key` is an attribute of this class.
+    public func has(_ key: AttributeKey) -> Bool {
+        attributes.contains(key)
+    }
+}

@@ -1,0 +1,317 @@
+import Foundation
+
+/// The keybag in memory: which class keys are loaded, and the operations that load, discard and rewrap them.
+///
+/// Without a passcode every class is loaded from open. With one, opening starts locked: only `dk`, `dku` and the
+/// index key (wrapped by the device key alone) are loaded until ``unlock(passcode:in:now:)``. ``lock()`` discards
+/// `ak`, `aku`, `akpu` and class B's private key; `ck` and `cku` stay loaded after the first unlock. Not
+/// thread-safe: the engine serialises access.
+final class Keybag {
+    private let deviceKey: SecretKey
+    private let newPasscodeCost: PasscodeCost
+    private(set) var record: KeybagRecord
+    private var loaded: [KeybagRecord.KeyName: SecretKey]
+    private var classB: KeyAgreementKeyPair?
+    /// The blind index of the keybag's index key.
+    private(set) var blindIndex: BlindIndex
+    /// Whether the keybag has been unlocked since it was opened (always true without a passcode).
+    private(set) var hasBeenUnlocked: Bool
+
+    private init(deviceKey: SecretKey, cost: PasscodeCost, record: KeybagRecord) throws(EngineError) {
+        self.deviceKey = deviceKey
+        self.newPasscodeCost = cost
+        self.record = record
+        var loaded: [KeybagRecord.KeyName: SecretKey] = [:]
+        for name in KeybagRecord.KeyName.allCases where name.isWrappedByDeviceKey {
+            loaded[name] = try Self.unwrap(name, from: record, with: deviceKey)
+        }
+        guard let indexKey = loaded[.index] else {
+            throw EngineError(.invalidKeychain, "the keybag has no index key")
+        }
+        self.loaded = loaded
+        self.blindIndex = BlindIndex(key: indexKey)
+        self.hasBeenUnlocked = false
+        if record.passcode == nil {
+            try load(try openGuardedKeys(with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil)))
+        }
+    }
+
+    /// Opens the keybag stored in `database`, creating a fresh one (no passcode) when the keychain is new.
+    static func open(database: Database, deviceKey: SecretKey, cost: PasscodeCost) throws(EngineError) -> Keybag {
+        let record = try database.writeTransaction { () throws(EngineError) -> KeybagRecord in
+            if let record = try KeybagRecord.load(from: database) { return record }
+            let record = try fresh(deviceKey: deviceKey)
+            try record.save(to: database)
+            return record
+        }
+        do throws(EngineError) {
+            return try Keybag(deviceKey: deviceKey, cost: cost, record: record)
+        } catch  where error.code == .decode {
+            throw EngineError(.invalidKeychain, "the device key does not open this keychain's keybag")
+        }
+    }
+
+    // MARK: State
+
+    /// Whether a passcode is set.
+    var hasPasscode: Bool { record.passcode != nil }
+
+    /// Whether the classes that need the unlocked state are loaded.
+    var isUnlocked: Bool { loaded[.ak] != nil }
+
+    /// The keybag's identifier.
+    var uuid: Data { record.uuid }
+
+    /// The public key of protection class B (files that can be created while locked).
+    var classBPublicKey: Data? { record.classBPublicKey }
+
+    /// Class B's key pair, while unlocked.
+    func classBKeyPair() throws(EngineError) -> KeyAgreementKeyPair {
+        guard let classB else {
+            throw EngineError(.interactionNotAllowed, "protection class B's private key is unavailable while locked")
+        }
+        return classB
+    }
+
+    /// The key of a protection class, or the error that says why it is unavailable.
+    func key(for protectionClass: ProtectionClass) throws(EngineError) -> SecretKey {
+        if protectionClass == .whenPasscodeSetThisDeviceOnly && !hasPasscode {
+            throw EngineError(
+                .authFailed,
+                "accessibility akpu (WhenPasscodeSetThisDeviceOnly) needs a passcode, and the keychain has none")
+        }
+        guard let key = loaded[KeybagRecord.KeyName(protectionClass)] else {
+            throw EngineError(
+                .interactionNotAllowed,
+                "items with accessibility \(protectionClass.rawValue) are unavailable while the keychain is locked")
+        }
+        return key
+    }
+
+    // MARK: Lock and unlock
+
+    /// Loads every class key after checking the passcode.
+    func unlock(passcode: String, in database: Database, now: Date) throws(EngineError) {
+        try reload(from: database)
+        guard hasPasscode else { return }
+        try load(try verify(passcode: passcode, in: database, now: now))
+    }
+
+    /// Discards the keys of the classes that need the unlocked state. No effect without a passcode.
+    func lock() {
+        guard hasPasscode else { return }
+        for name in [KeybagRecord.KeyName.ak, .aku, .akpu, .classB] {
+            loaded[name] = nil
+        }
+        classB = nil
+    }
+
+    // MARK: Passcode
+
+    /// Sets or changes the passcode. Changing it rewraps the class keys only; items are untouched.
+    func setPasscode(_ newPasscode: String, current: String?, in database: Database, now: Date) throws(EngineError) {
+        guard !newPasscode.isEmpty else { throw .param("the new passcode is empty") }
+        try reload(from: database)
+        var keys = try currentGuardedKeys(current: current, in: database, now: now)
+        if keys[.akpu] == nil { keys[.akpu] = try SecretKey.random() }
+        let salt = try RandomBytes.make(count: PasscodeHash.saltByteCount)
+        let cost = try newPasscodeCost.validated()
+        let passcodeKey = try PasscodeHash.deriveKey(passcode: newPasscode, salt: salt, cost: cost)
+        var record = self.record
+        record.passcode = KeybagRecord.Passcode(salt: salt, cost: cost)
+        try rewrap(keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: passcodeKey))
+        try database.writeTransaction { () throws(EngineError) in try record.save(to: database) }
+        self.record = record
+        try load(keys)
+    }
+
+    /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted with their key.
+    func removePasscode(current: String, in database: Database, now: Date) throws(EngineError) {
+        try reload(from: database)
+        guard hasPasscode else { throw EngineError(.param, "the keychain has no passcode to remove") }
+        var keys = try currentGuardedKeys(current: current, in: database, now: now)
+        keys[.akpu] = nil
+        var record = self.record
+        record.passcode = nil
+        try rewrap(keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil))
+        try database.writeTransaction { () throws(EngineError) in
+            try database.run(
+                "DELETE FROM items WHERE pdmn = ?", [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
+            try record.save(to: database)
+        }
+        self.record = record
+        loaded[.akpu] = nil
+        try load(keys)
+    }
+
+    /// Sets how many consecutive wrong passcodes erase the keychain (`0`: never, the default).
+    func setEraseAfter(_ failures: Int, in database: Database) throws(EngineError) {
+        guard failures >= 0 else { throw .param("erase-after count \(failures) is negative") }
+        guard failures == 0 || failures > PasscodePolicy.freeAttempts else {
+            throw .param("erase-after count \(failures) must exceed the \(PasscodePolicy.freeAttempts) free attempts")
+        }
+        try database.writeTransaction { () throws(EngineError) in
+            try database.run("UPDATE keybag SET erase_after = ? WHERE id = 1", [.integer(Int64(failures))])
+        }
+        record.eraseAfter = failures
+    }
+
+    // MARK: Private
+
+    /// Re-reads the stored keybag: another process may have changed the passcode or counted failures.
+    private func reload(from database: Database) throws(EngineError) {
+        guard let stored = try KeybagRecord.load(from: database) else {
+            throw EngineError(.invalidKeychain, "the keychain's keybag is missing")
+        }
+        if stored.uuid != record.uuid {
+            // The keychain was erased by another process: start again from its new keybag.
+            try adopt(stored)
+        } else {
+            record = stored
+        }
+    }
+
+    /// The KEK-wrapped keys, opened with the current passcode (checked, with failures counted) or, without a
+    /// passcode, with the device key alone.
+    private func currentGuardedKeys(
+        current: String?, in database: Database, now: Date
+    ) throws(EngineError) -> [KeybagRecord.KeyName: SecretKey] {
+        guard hasPasscode else {
+            return try openGuardedKeys(with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil))
+        }
+        guard let current else { throw EngineError(.authFailed, "the current passcode is required") }
+        return try verify(passcode: current, in: database, now: now)
+    }
+
+    /// Checks a passcode against the stored keybag, honouring and updating the failure counter.
+    private func verify(
+        passcode: String, in database: Database, now: Date
+    ) throws(EngineError) -> [KeybagRecord.KeyName: SecretKey] {
+        guard let stored = record.passcode else { throw EngineError(.param, "the keychain has no passcode") }
+        if now < record.retryAfter {
+            let seconds = Int(record.retryAfter.timeIntervalSince(now).rounded(.up))
+            throw EngineError(
+                .interactionNotAllowed,
+                "passcode entry is suspended after \(record.failedAttempts) wrong passcodes: try again in \(seconds) s")
+        }
+        let passcodeKey = try PasscodeHash.deriveKey(passcode: passcode, salt: stored.salt, cost: stored.cost)
+        let kek = try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: passcodeKey)
+        let keys: [KeybagRecord.KeyName: SecretKey]
+        do throws(EngineError) {
+            keys = try openGuardedKeys(with: kek)
+        } catch  where error.code == .decode {
+            throw try recordFailure(in: database, now: now)
+        }
+        if record.failedAttempts > 0 {
+            record.failedAttempts = 0
+            record.retryAfter = .distantPast
+            let cleared = record
+            try database.writeTransaction { () throws(EngineError) in try cleared.saveAttempts(to: database) }
+        }
+        return keys
+    }
+
+    /// Counts a wrong passcode (in the database, so every process and every restart sees it) and returns the
+    /// error to throw; erases the keychain when the erase threshold is reached.
+    private func recordFailure(in database: Database, now: Date) throws(EngineError) -> EngineError {
+        try database.writeTransaction { () throws(EngineError) -> EngineError in
+            guard var stored = try KeybagRecord.load(from: database) else {
+                return EngineError(.invalidKeychain, "the keychain's keybag is missing")
+            }
+            stored.failedAttempts += 1
+            if stored.eraseAfter > 0 && stored.failedAttempts >= stored.eraseAfter {
+                let failures = stored.failedAttempts
+                try database.run("DELETE FROM items")
+                let fresh = try Self.fresh(deviceKey: deviceKey)
+                try fresh.save(to: database)
+                try adopt(fresh)
+                return EngineError(.authFailed, "wrong passcode: the keychain was erased after \(failures) failures")
+            }
+            let wait = PasscodePolicy.wait(afterFailures: stored.failedAttempts)
+            stored.retryAfter = now.addingTimeInterval(wait)
+            try stored.saveAttempts(to: database)
+            record = stored
+            let suffix = wait > 0 ? "; the next attempt is allowed in \(Int(wait)) s" : ""
+            return EngineError(.authFailed, "wrong passcode (\(stored.failedAttempts) consecutive failures\(suffix))")
+        }
+    }
+
+    /// Replaces the whole in-memory state with that of another stored keybag (after an erase).
+    private func adopt(_ stored: KeybagRecord) throws(EngineError) {
+        let other = try Keybag(deviceKey: deviceKey, cost: newPasscodeCost, record: stored)
+        record = other.record
+        loaded = other.loaded
+        classB = other.classB
+        blindIndex = other.blindIndex
+        hasBeenUnlocked = other.hasBeenUnlocked
+    }
+
+    private func load(_ keys: [KeybagRecord.KeyName: SecretKey]) throws(EngineError) {
+        for (name, key) in keys { loaded[name] = key }
+        if let privateKey = keys[.classB] { classB = try KeyAgreementKeyPair(privateKey: privateKey) }
+        hasBeenUnlocked = true
+    }
+
+    /// Opens every key the KEK wraps. `ak` opens first: if it fails, the passcode is wrong.
+    private func openGuardedKeys(with kek: SecretKey) throws(EngineError) -> [KeybagRecord.KeyName: SecretKey] {
+        var keys: [KeybagRecord.KeyName: SecretKey] = [:]
+        keys[.ak] = try Self.unwrap(.ak, from: record, with: kek)
+        for name in KeybagRecord.KeyName.allCases where !name.isWrappedByDeviceKey && name != .ak {
+            guard record.wrappedKeys[name] != nil else { continue }
+            do {
+                keys[name] = try Self.unwrap(name, from: record, with: kek)
+            } catch {
+                throw EngineError(.invalidKeychain, "the keybag's \(name.rawValue) key is damaged")
+            }
+        }
+        return keys
+    }
+
+    private func rewrap(
+        _ keys: [KeybagRecord.KeyName: SecretKey], into record: inout KeybagRecord, with kek: SecretKey
+    ) throws(EngineError) {
+        for name in KeybagRecord.KeyName.allCases where !name.isWrappedByDeviceKey {
+            record.wrappedKeys[name] = try keys[name].map { (key: SecretKey) throws(EngineError) -> Data in
+                try AEAD.seal(
+                    key: key, under: kek, associatedData: KeybagRecord.associatedData(keybag: record.uuid, name: name))
+            }
+        }
+    }
+
+    private static func unwrap(
+        _ name: KeybagRecord.KeyName, from record: KeybagRecord, with wrappingKey: SecretKey
+    ) throws(EngineError) -> SecretKey {
+        guard let wrapped = record.wrappedKeys[name] else {
+            throw EngineError(.invalidKeychain, "the keybag has no \(name.rawValue) key")
+        }
+        return try AEAD.open(
+            key: wrapped, under: wrappingKey,
+            associatedData: KeybagRecord.associatedData(keybag: record.uuid, name: name))
+    }
+
+    /// KEK = keyed BLAKE2b(device key, passcode key); without a passcode, derived from the device key alone.
+    private static func keyEncryptionKey(deviceKey: SecretKey, passcodeKey: SecretKey?) throws(EngineError) -> SecretKey
+    {
+        try KeyedHash.deriveKey(
+            from: deviceKey,
+            context: passcodeKey == nil ? "swift-keychain kek v1 no passcode" : "swift-keychain kek v1",
+            secretInput: passcodeKey)
+    }
+
+    /// A new keybag with random class keys and no passcode.
+    private static func fresh(deviceKey: SecretKey) throws(EngineError) -> KeybagRecord {
+        var record = KeybagRecord(
+            uuid: Data(try RandomBytes.make(count: 16)), passcode: nil, failedAttempts: 0, retryAfter: .distantPast,
+            eraseAfter: 0, wrappedKeys: [:], classBPublicKey: nil)
+        let kek = try keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil)
+        let classB = try KeyAgreementKeyPair.generate()
+        record.classBPublicKey = classB.publicKey
+        for name in KeybagRecord.KeyName.allCases where name != .akpu {
+            let key = name == .classB ? classB.privateKey : try SecretKey.random()
+            record.wrappedKeys[name] = try AEAD.seal(
+                key: key, under: name.isWrappedByDeviceKey ? deviceKey : kek,
+                associatedData: KeybagRecord.associatedData(keybag: record.uuid, name: name))
+        }
+        return record
+    }
+}

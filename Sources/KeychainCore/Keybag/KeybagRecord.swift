@@ -1,0 +1,118 @@
+import Foundation
+
+/// The keybag as stored: its identity, the passcode's salt and cost, the failure counter, and each class key
+/// wrapped by the key that guards it.
+struct KeybagRecord {
+    /// The name of a stored key.
+    enum KeyName: String, CaseIterable {
+        case ak, ck, dk, aku, cku, dku, akpu
+        /// Protection class B's X25519 private key (its public key is stored beside it, in clear).
+        case classB = "b"
+        /// The key of the blind indexes.
+        case index
+
+        /// Whether the device key alone wraps it (available while locked) rather than the KEK.
+        var isWrappedByDeviceKey: Bool {
+            switch self {
+            case .dk, .dku, .index: true
+            case .ak, .ck, .aku, .cku, .akpu, .classB: false
+            }
+        }
+
+        /// The stored key of a protection class.
+        init(_ protectionClass: ProtectionClass) {
+            switch protectionClass {
+            case .whenUnlocked: self = .ak
+            case .afterFirstUnlock: self = .ck
+            case .always: self = .dk
+            case .whenUnlockedThisDeviceOnly: self = .aku
+            case .afterFirstUnlockThisDeviceOnly: self = .cku
+            case .alwaysThisDeviceOnly: self = .dku
+            case .whenPasscodeSetThisDeviceOnly: self = .akpu
+            }
+        }
+    }
+
+    /// The passcode's salt and Argon2id cost.
+    struct Passcode {
+        var salt: [UInt8]
+        var cost: PasscodeCost
+    }
+
+    var uuid: Data
+    var passcode: Passcode?
+    var failedAttempts: Int
+    var retryAfter: Date
+    var eraseAfter: Int
+    var wrappedKeys: [KeyName: Data]
+    var classBPublicKey: Data?
+
+    /// The associated data that binds a wrapped class key to this keybag and to its name.
+    static func associatedData(keybag uuid: Data, name: KeyName) -> [UInt8] {
+        Array("swift-keychain class key v1".utf8) + Array(uuid) + Array(name.rawValue.utf8)
+    }
+
+    /// Reads the keybag, or `nil` when the keychain has none yet.
+    static func load(from database: Database) throws(EngineError) -> KeybagRecord? {
+        let row = try database.first(
+            """
+            SELECT uuid, passcode_salt, passcode_passes, passcode_memory, failed_attempts, retry_after, erase_after
+            FROM keybag WHERE id = 1
+            """
+        ) { row in
+            (
+                uuid: row.blob(0) ?? Data(), salt: row.blob(1), passes: row.integer(2), memory: row.integer(3),
+                failed: row.integer(4), retryAfter: row.real(5), eraseAfter: row.integer(6)
+            )
+        }
+        guard let row else { return nil }
+        var record = KeybagRecord(
+            uuid: row.uuid,
+            passcode: row.salt.map {
+                Passcode(salt: Array($0), cost: PasscodeCost(passes: UInt64(row.passes), memoryBytes: Int(row.memory)))
+            },
+            failedAttempts: Int(row.failed), retryAfter: Date(timeIntervalSince1970: row.retryAfter),
+            eraseAfter: Int(row.eraseAfter), wrappedKeys: [:], classBPublicKey: nil)
+        try database.query("SELECT name, wrapped, public_key FROM class_keys") { row in
+            if let name = KeyName(rawValue: row.text(0)), let wrapped = row.blob(1) {
+                record.wrappedKeys[name] = wrapped
+                if name == .classB { record.classBPublicKey = row.blob(2) }
+            }
+            return true
+        }
+        return record
+    }
+
+    /// Writes the whole keybag, replacing what was stored (inside the caller's transaction).
+    func save(to database: Database) throws(EngineError) {
+        try database.run(
+            """
+            INSERT OR REPLACE INTO keybag
+                (id, uuid, passcode_salt, passcode_passes, passcode_memory, failed_attempts, retry_after, erase_after,
+                 generation)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT generation FROM keybag WHERE id = 1), 0) + 1)
+            """,
+            [
+                .blob(uuid), passcode.map { .blob(Data($0.salt)) } ?? .null,
+                passcode.map { .integer(Int64($0.cost.passes)) } ?? .null,
+                passcode.map { .integer(Int64($0.cost.memoryBytes)) } ?? .null,
+                .integer(Int64(failedAttempts)), .real(retryAfter.timeIntervalSince1970), .integer(Int64(eraseAfter)),
+            ])
+        try database.run("DELETE FROM class_keys")
+        for (name, wrapped) in wrappedKeys {
+            try database.run(
+                "INSERT INTO class_keys (name, wrapped, public_key) VALUES (?, ?, ?)",
+                [
+                    .text(name.rawValue), .blob(wrapped),
+                    name == .classB ? classBPublicKey.map { .blob($0) } ?? .null : .null,
+                ])
+        }
+    }
+
+    /// Writes only the failure counter and wait.
+    func saveAttempts(to database: Database) throws(EngineError) {
+        try database.run(
+            "UPDATE keybag SET failed_attempts = ?, retry_after = ? WHERE id = 1",
+            [.integer(Int64(failedAttempts)), .real(retryAfter.timeIntervalSince1970)])
+    }
+}

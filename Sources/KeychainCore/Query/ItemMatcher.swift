@@ -1,0 +1,27 @@
+import Foundation
+
+extension ItemQuery {
+    /// Whether decrypted attributes satisfy every attribute of the query. A missing primary-key attribute counts as
+    /// empty (Apple's rule), so `acct = ""` matches an item added without an account.
+    func matches(_ attributes: ItemAttributes, of itemClass: ItemClass) -> Bool {
+        for (key, wanted) in self.attributes {
+            let actual = attributes[key] ?? (itemClass.primaryKey.contains(key) ? BlindIndex.emptyValue(of: key) : nil)
+            guard let actual else { return false }
+            if caseInsensitive, case .string(let left) = wanted, case .string(let right) = actual {
+                guard left.compare(right, options: .caseInsensitive) == .orderedSame else { return false }
+            } else if actual != wanted {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// A short rendering of what the query looks for, without secrets: `genp account "alice", service "mail"`.
+    var summary: String {
+        let shown = attributes.filter { $0.key.valueType != .data }
+        let parts = shown.map { "\($0.key.rawValue) \($0.value)" }
+        let name = (itemClass ?? persistentReference?.itemClass)?.rawValue ?? "item"
+        let reference = persistentReference.map { " with persistent reference \($0)" } ?? ""
+        return parts.isEmpty ? "\(name)\(reference)" : "\(name)\(reference) with \(parts.joined(separator: ", "))"
+    }
+}

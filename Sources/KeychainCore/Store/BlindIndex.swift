@@ -1,0 +1,69 @@
+import Foundation
+
+/// Keyed hashes (BLAKE2b under the keybag's index key) that let SQL find rows by value without storing the value:
+/// the primary key, the service, account and server, and the access group.
+///
+/// Equal inputs give equal hashes, so SQL narrows a lookup to a few rows through an index; the decrypted metadata
+/// then decides exactly. Not thread-safe: the engine serialises access.
+final class BlindIndex {
+    /// The size of an attribute or group hash; the primary-key hash is 32 bytes.
+    static let attributeHashByteCount = 16
+
+    /// The attributes that have a blind-index column.
+    static let indexedAttributes: [AttributeKey] = [.service, .account, .server]
+
+    private let key: SecretKey
+    private var groupHashes: [String: Data] = [:]
+
+    init(key: SecretKey) {
+        self.key = key
+    }
+
+    /// The hash of an indexed attribute's text for a class.
+    func attribute(_ attribute: AttributeKey, _ value: String, itemClass: ItemClass) throws(EngineError) -> Data {
+        var input = Array("attr\u{0}\(attribute.rawValue)\u{0}\(itemClass.rawValue)\u{0}".utf8)
+        input.append(contentsOf: value.utf8)
+        return try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
+    }
+
+    /// The hash of an access group (cached: a caller asks for the same few groups on every query).
+    func group(_ group: String) throws(EngineError) -> Data {
+        if let hash = groupHashes[group] { return hash }
+        var input = Array("agrp\u{0}".utf8)
+        input.append(contentsOf: group.utf8)
+        let hash = try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
+        if groupHashes.count > 1024 { groupHashes.removeAll() }
+        groupHashes[group] = hash
+        return hash
+    }
+
+    /// The hash of an item's primary key: class, access group, synchronizable and the class's key attributes,
+    /// with missing ones counted as empty (Apple's rule).
+    func primaryKey(
+        itemClass: ItemClass, accessGroup: String, synchronizable: Bool, attributes: ItemAttributes
+    ) throws(EngineError) -> Data {
+        var input = Array("pk1\u{0}\(itemClass.rawValue)\u{0}".utf8)
+        Self.appendField(Array(accessGroup.utf8), to: &input)
+        input.append(synchronizable ? 1 : 0)
+        for attribute in itemClass.primaryKey {
+            input.append(contentsOf: attribute.rawValue.utf8)
+            switch attributes[attribute] ?? Self.emptyValue(of: attribute) {
+            case .string(let text): Self.appendField(Array(text.utf8), to: &input)
+            case .integer(let number): AttributeCoder.appendLittleEndian(UInt64(bitPattern: number), to: &input)
+            case .data(let data): Self.appendField(Array(data), to: &input)
+            case .date, .bool: break
+            }
+        }
+        return try KeyedHash.hash(input, key: key, outputByteCount: 32)
+    }
+
+    /// The value a missing primary-key attribute counts as: empty text, or zero.
+    static func emptyValue(of attribute: AttributeKey) -> AttributeValue {
+        attribute.valueType == .integer ? .integer(0) : .string("")
+    }
+
+    private static func appendField(_ bytes: [UInt8], to input: inout [UInt8]) {
+        AttributeCoder.appendLittleEndian(UInt32(bytes.count), to: &input)
+        input.append(contentsOf: bytes)
+    }
+}

@@ -1,0 +1,233 @@
+import CSQLite
+import Foundation
+
+/// A value bound to, or read from, an SQL statement.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}
+
+/// One SQLite connection: every query of the engine goes through it.
+///
+/// Statements are prepared once and reused; write transactions are `BEGIN IMMEDIATE` so that two processes never
+/// deadlock upgrading a read lock; busy waits, WAL and durability are configured here and nowhere else. Not
+/// thread-safe: the engine serialises access.
+final class Database {
+    private let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+    private(set) var isInTransaction = false
+
+    /// How long a statement waits for another process's write lock before failing.
+    static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    /// Opens (creating when missing) the database at `path`, or an in-memory database when `path` is `nil`.
+    init(path: String?) throws(EngineError) {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path ?? ":memory:", &connection, flags, nil)
+        guard status == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(connection)
+            throw EngineError(.ioError, "cannot open the keychain database at \(path ?? ":memory:"): \(message)")
+        }
+        handle = connection
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        if path != nil {
+            try execute("PRAGMA journal_mode = WAL")
+        }
+        try execute("PRAGMA synchronous = FULL")
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that bind nothing and return nothing of interest.
+    func execute(_ sql: String) throws(EngineError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        let message = errorMessage.map { String(cString: $0) }
+        sqlite3_free(errorMessage)
+        if status != SQLITE_OK {
+            throw Self.error(status, message ?? String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// Runs a statement that changes rows and returns the number of rows changed.
+    @discardableResult
+    func run(_ sql: String, _ bindings: [SQLValue] = []) throws(EngineError) -> Int {
+        let statement = try prepared(sql)
+        try statement.bind(bindings)
+        defer { statement.reset() }
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs a query and calls `body` for each row until it returns `false` or the rows end.
+    func query(
+        _ sql: String, _ bindings: [SQLValue] = [], _ body: (Row) throws(EngineError) -> Bool
+    ) throws(EngineError) {
+        let statement = try prepared(sql)
+        try statement.bind(bindings)
+        defer { statement.reset() }
+        while try statement.step() {
+            guard try body(Row(statement: statement)) else { return }
+        }
+    }
+
+    /// The first row of a query, read by `body`, or `nil` when there is none.
+    func first<Result>(
+        _ sql: String, _ bindings: [SQLValue] = [], _ body: (Row) throws(EngineError) -> Result
+    ) throws(EngineError) -> Result? {
+        var result: Result?
+        try query(sql, bindings) { (row: Row) throws(EngineError) -> Bool in
+            result = try body(row)
+            return false
+        }
+        return result
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws.
+    @discardableResult
+    func writeTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
+        guard !isInTransaction else { return try body() }
+        try execute("BEGIN IMMEDIATE")
+        isInTransaction = true
+        defer { isInTransaction = false }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func prepared(_ sql: String) throws(EngineError) -> Statement {
+        if let statement = statements[sql] { return statement }
+        var pointer: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard status == SQLITE_OK, let pointer else {
+            throw Self.error(status, String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+        let statement = Statement(pointer: pointer, database: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    fileprivate func error(_ status: Int32, sql: String) -> EngineError {
+        Self.error(status, String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    // Extended result codes are C macros that Swift does not import: SQLITE_CONSTRAINT | (8 << 8), | (6 << 8).
+    private static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+    private static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
+
+    /// Maps an SQLite result to the engine's error: a full disk, a busy or failing file, a damaged database, or a
+    /// uniqueness violation (which callers turn into a duplicate-item error naming the item).
+    static func error(_ status: Int32, _ message: String, sql: String) -> EngineError {
+        let text = "SQLite error \(status): \(message) (in \(sql.prefix(80)))"
+        switch status & 0xFF {
+        case SQLITE_FULL: return EngineError(.diskFull, text)
+        case SQLITE_CORRUPT, SQLITE_NOTADB: return EngineError(.invalidKeychain, text)
+        case SQLITE_CONSTRAINT where status == constraintUnique || status == constraintPrimaryKey:
+            return EngineError(.duplicateItem, text)
+        case SQLITE_NOMEM: return EngineError(.allocate, text)
+        default: return EngineError(.ioError, text)
+        }
+    }
+}
+
+/// A prepared statement, owned and reused by its ``Database``.
+final class Statement {
+    fileprivate let pointer: OpaquePointer
+    private unowned let database: Database
+    private let sql: String
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    fileprivate init(pointer: OpaquePointer, database: Database, sql: String) {
+        self.pointer = pointer
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(pointer)
+    }
+
+    fileprivate func bind(_ values: [SQLValue]) throws(EngineError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(pointer, index)
+            case .integer(let number): status = sqlite3_bind_int64(pointer, index, number)
+            case .real(let number): status = sqlite3_bind_double(pointer, index, number)
+            case .text(let text): status = sqlite3_bind_text(pointer, index, text, -1, Self.transient)
+            case .blob(let data):
+                status = data.withUnsafeBytes { bytes in
+                    // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
+                    sqlite3_bind_blob(
+                        pointer, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count),
+                        Self.transient)
+                }
+            }
+            guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
+        }
+    }
+
+    /// Steps once: `true` when a row is ready, `false` when the statement is done.
+    fileprivate func step() throws(EngineError) -> Bool {
+        switch sqlite3_step(pointer) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let status: throw database.error(status, sql: sql)
+        }
+    }
+
+    fileprivate func reset() {
+        sqlite3_reset(pointer)
+        sqlite3_clear_bindings(pointer)
+    }
+}
+
+/// The current row of a query, valid only inside the query's closure.
+struct Row {
+    fileprivate let statement: Statement
+
+    /// Whether a column is NULL.
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(statement.pointer, column) == SQLITE_NULL
+    }
+
+    /// An integer column.
+    func integer(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement.pointer, column)
+    }
+
+    /// A real column.
+    func real(_ column: Int32) -> Double {
+        sqlite3_column_double(statement.pointer, column)
+    }
+
+    /// A text column (empty when NULL).
+    func text(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement.pointer, column) else { return "" }
+        return String(cString: text)
+    }
+
+    /// A blob column, or `nil` when NULL.
+    func blob(_ column: Int32) -> Data? {
+        guard !isNull(column) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement.pointer, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement.pointer, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The files of an on-disk keychain: a 0700 directory holding the database and the device key, each 0600.
+struct KeychainDirectory {
+    /// The directory.
+    let url: URL
+
+    /// The database file.
+    var databasePath: String { url.appendingPathComponent("keychain.db").path }
+    /// The device key file.
+    var deviceKeyPath: String { url.appendingPathComponent("device.key").path }
+
+    /// Creates the directory (0700) when missing, and the database file (0600) so SQLite and its WAL inherit
+    /// that mode.
+    func prepare() throws(EngineError) {
+        let path = url.path
+        var status = stat()
+        if lstat(path, &status) != 0 {
+            let parent = url.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            } catch {
+                throw EngineError(.ioError, "cannot create the directory \(parent.path): \(error.localizedDescription)")
+            }
+            guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+                throw EngineError(.ioError, "cannot create the keychain directory \(path): \(Self.systemError())")
+            }
+        } else if status.st_mode & S_IFMT != S_IFDIR {
+            throw EngineError(.invalidKeychain, "the keychain path \(path) exists and is not a directory")
+        }
+        let descriptor = open(databasePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw EngineError(.ioError, "cannot create the keychain database \(databasePath): \(Self.systemError())")
+        }
+        close(descriptor)
+    }
+
+    /// Whether the keychain's database exists.
+    var exists: Bool {
+        FileManager.default.fileExists(atPath: databasePath)
+    }
+
+    /// Fsyncs the directory so that a rename or link in it is durable.
+    func syncDirectory() {
+        let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// The text of `errno`.
+    static func systemError() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,72 @@
+/// The database schema and its migrations, applied in order inside one write transaction.
+///
+/// What is stored in clear is only what the engine must see before it can decrypt: the item's UUID, class,
+/// protection class, synchronizable and tombstone flags, change sequence and modification time, and keyed
+/// hashes (blind indexes) of the primary key, service, account, server and access group. Everything else is
+/// sealed (DESIGN §3).
+enum Schema {
+    /// Migration `n` takes a database from `user_version` n to n + 1.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE keybag (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            uuid BLOB NOT NULL,
+            passcode_salt BLOB,
+            passcode_passes INTEGER,
+            passcode_memory INTEGER,
+            failed_attempts INTEGER NOT NULL DEFAULT 0,
+            retry_after REAL NOT NULL DEFAULT 0,
+            erase_after INTEGER NOT NULL DEFAULT 0,
+            generation INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE class_keys (
+            name TEXT PRIMARY KEY,
+            wrapped BLOB NOT NULL,
+            public_key BLOB
+        );
+        CREATE TABLE items (
+            rowid INTEGER PRIMARY KEY,
+            uuid BLOB NOT NULL UNIQUE,
+            class TEXT NOT NULL,
+            pdmn TEXT NOT NULL,
+            sync INTEGER NOT NULL,
+            tomb INTEGER NOT NULL DEFAULT 0,
+            agrp BLOB NOT NULL,
+            pk BLOB NOT NULL,
+            svce BLOB,
+            acct BLOB,
+            srvr BLOB,
+            seq INTEGER NOT NULL,
+            mdat REAL NOT NULL,
+            wrapped_key BLOB NOT NULL,
+            metadata BLOB NOT NULL,
+            secret BLOB
+        );
+        CREATE UNIQUE INDEX items_primary_key ON items(pk) WHERE tomb = 0;
+        CREATE INDEX items_service ON items(svce);
+        CREATE INDEX items_account ON items(acct);
+        CREATE INDEX items_server ON items(srvr);
+        CREATE INDEX items_group ON items(agrp);
+        CREATE INDEX items_sequence ON items(seq);
+        """
+    ]
+
+    /// Brings the database to the current version; refuses a database made by a newer version of the engine.
+    static func migrate(_ database: Database) throws(EngineError) {
+        try database.writeTransaction { () throws(EngineError) in
+            let version = try database.first("PRAGMA user_version") { Int($0.integer(0)) } ?? 0
+            guard version <= migrations.count else {
+                throw EngineError(
+                    .invalidKeychain,
+                    "the keychain's schema version \(version) is newer than this build understands (\(migrations.count))"
+                )
+            }
+            for migration in migrations[version...] {
+                try database.execute(migration)
+            }
+            if version < migrations.count {
+                try database.execute("PRAGMA user_version = \(migrations.count)")
+            }
+        }
+    }
+}
