@@ -29,6 +29,10 @@ let package = Package(
             name: "keychain-demo",
             dependencies: ["KeychainCore"]
         ),
+        .executableTarget(
+            name: "keychain-stress",
+            dependencies: ["KeychainCore"]
+        ),
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: ["KeychainCore", "CSQLite"]

@@ -3,6 +3,7 @@ import Foundation
 extension Engine {
     /// Adds an item: fills in the caller's default access group, accessibility `ak`, synchronizable `false` and
     /// the dates (always now, as Apple does); refuses a duplicate primary key.
+    @discardableResult
     public func add(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
         try ItemValidator.check(newItem.attributes, for: newItem.itemClass)
         try ItemValidator.check(data: newItem.data)

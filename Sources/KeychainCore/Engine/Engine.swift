@@ -89,6 +89,13 @@ public final class Engine: KeychainBackend {
         }
     }
 
+    /// SQLite's `PRAGMA integrity_check` verdict: `"ok"` for a sound database.
+    func integrityCheck() throws(EngineError) -> String {
+        try state.withLock { (state) throws(EngineError) -> String in
+            try state.database.first("PRAGMA integrity_check") { $0.text(0) } ?? "no answer"
+        }
+    }
+
     /// Moves the WAL's contents into the database file and truncates the WAL.
     func checkpoint() throws(EngineError) {
         try state.withLock { (state) throws(EngineError) in

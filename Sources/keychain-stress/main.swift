@@ -1,0 +1,127 @@
+// A worker process for the multi-process and crash tests (Tests/KeychainCoreTests/MultiProcessTests.swift):
+//
+//   keychain-stress mixed DIR WORKER OPS SEED   adds, updates and deletes its own items and races the other
+//                                               workers on shared ones, checking every status against a model;
+//                                               prints the final state of its own items
+//   keychain-stress writer DIR COUNT            adds items one durable transaction each and prints the index of
+//                                               each acknowledged add (unbuffered), until killed
+import Foundation
+import KeychainCore
+
+let caller = Caller(applicationIdentifier: "TEAM.stress")
+
+/// SplitMix64: a small seeded generator so a worker's operations can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("keychain-stress: \(message)\n".utf8))
+    exit(1)
+}
+
+func query(_ account: String) -> ItemQuery {
+    ItemQuery(itemClass: .genericPassword, attributes: [.account: .string(account), .service: .string("stress")])
+}
+
+func item(_ account: String, _ value: String) -> NewItem {
+    NewItem(
+        itemClass: .genericPassword, attributes: [.account: .string(account), .service: .string("stress")],
+        data: Data(value.utf8))
+}
+
+func code(_ body: () throws -> Void) -> EngineError.Code? {
+    do {
+        try body()
+        return nil
+    } catch let error as EngineError {
+        if error.code == .ioError { fail("I/O error: \(error.message)") }
+        return error.code
+    } catch {
+        fail("unexpected error: \(error)")
+    }
+}
+
+func runMixed(engine: Engine, worker: Int, operations: Int, seed: UInt64) {
+    var random = SeededGenerator(state: seed)
+    var model: [String: String] = [:]
+    let keys = (0..<40).map { "w\(worker)-k\($0)" }
+    for index in 0..<operations {
+        let value = "v\(worker)-\(index)"
+        let choice = Int.random(in: 0..<10, using: &random)
+        if choice == 9 {
+            // Race the other workers on a shared key: add, and on a duplicate, update.
+            let shared = "shared-\(Int.random(in: 0..<5, using: &random))"
+            let added = code { try engine.add(item(shared, value), for: caller) }
+            if added == .duplicateItem {
+                let updated = code {
+                    _ = try engine.update(query(shared), with: ItemChanges(data: Data(value.utf8)), for: caller)
+                }
+                if updated != nil { fail("shared update \(shared): \(String(describing: updated))") }
+            } else if added != nil {
+                fail("shared add \(shared): \(String(describing: added))")
+            }
+            continue
+        }
+        let key = keys[Int.random(in: 0..<keys.count, using: &random)]
+        let exists = model[key] != nil
+        switch choice {
+        case 0..<4:
+            let result = code { try engine.add(item(key, value), for: caller) }
+            guard result == (exists ? .duplicateItem : nil) else { fail("add \(key): \(String(describing: result))") }
+            if !exists { model[key] = value }
+        case 4..<7:
+            let result = code {
+                _ = try engine.update(query(key), with: ItemChanges(data: Data(value.utf8)), for: caller)
+            }
+            guard result == (exists ? nil : .itemNotFound) else { fail("update \(key): \(String(describing: result))") }
+            if exists { model[key] = value }
+        default:
+            let result = code { _ = try engine.delete(query(key), for: caller) }
+            guard result == (exists ? nil : .itemNotFound) else { fail("delete \(key): \(String(describing: result))") }
+            model[key] = nil
+        }
+    }
+    for key in keys { say("final \(key) \(model[key] ?? "-")") }
+}
+
+func runWriter(engine: Engine, count: Int) {
+    for index in 0..<count {
+        if let result = code({ try engine.add(item("acked-\(index)", "value-\(index)"), for: caller) }) {
+            fail("add acked-\(index): \(result)")
+        }
+        say("\(index)")
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else { fail("usage: keychain-stress mixed DIR WORKER OPS SEED | writer DIR COUNT") }
+let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
+do {
+    let engine = try Engine(storage: .directory(directory))
+    switch arguments[1] {
+    case "mixed" where arguments.count == 6:
+        guard let worker = Int(arguments[3]), let operations = Int(arguments[4]), let seed = UInt64(arguments[5]) else {
+            fail("mixed needs WORKER OPS SEED as numbers")
+        }
+        runMixed(engine: engine, worker: worker, operations: operations, seed: seed)
+    case "writer":
+        guard let count = Int(arguments[3]) else { fail("writer needs COUNT as a number") }
+        runWriter(engine: engine, count: count)
+    default:
+        fail("unknown mode \(arguments[1])")
+    }
+} catch {
+    fail("cannot open \(directory.path): \(error)")
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Runs the `keychain-stress` executable built beside the test bundle.
+enum StressProcess {
+    /// The executable's URL.
+    static var executable: URL {
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("keychain-stress")
+    }
+
+    /// Starts a worker with its output piped.
+    static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return (process, output, errors)
+    }
+
+    /// Runs a worker to the end and returns its status, output and errors.
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let (process, output, errors) = try start(arguments)
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            String(decoding: errorData, as: UTF8.self)
+        )
+    }
+
+    /// Complete lines of output (a line cut by a kill is dropped).
+    static func completeLines(_ data: Data) -> [String] {
+        var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
+        lines.removeLast()
+        return lines
+    }
+}
