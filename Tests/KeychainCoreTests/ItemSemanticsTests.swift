@@ -131,7 +131,11 @@ struct ItemSemanticsTests {
         all.synchronizable = .any
         #expect(try engine.copyMatching(all, for: app).count == 6)
         all.synchronizable = .synchronizableOnly
+        all.returning = .attributes
         #expect(try engine.copyMatching(all, for: app).map { $0.attributes.string(.account) } == ["user9"])
+        // Attributes come back only when asked for.
+        all.returning = .data
+        #expect(try engine.copyMatching(all, for: app).map(\.attributes) == [[:]])
 
         var folded = ItemQuery(
             itemClass: .genericPassword, attributes: [.service: .string("mail"), .account: .string("USER1")],
@@ -154,7 +158,7 @@ struct ItemSemanticsTests {
         let inS = ItemQuery(itemClass: .genericPassword, attributes: [.service: .string("s")])
         #expect(try engine.update(inS, with: ItemChanges(attributes: [.label: .string("L")]), for: app) == 2)
         let updated = try engine.copyMatching(
-            ItemQuery(itemClass: .genericPassword, attributes: genp("a", service: "s")), for: app)[0]
+            ItemQuery(itemClass: .genericPassword, attributes: genp("a", service: "s"), returning: .attributes), for: app)[0]
         #expect(updated.attributes.string(.label) == "L")
         #expect(updated.attributes[.modificationDate]?.dateValue == keychain.clock.now)
         #expect(updated.attributes[.creationDate]?.dateValue == keychain.clock.now.addingTimeInterval(-10))
@@ -193,7 +197,8 @@ struct ItemSemanticsTests {
             ItemQuery(itemClass: .genericPassword, attributes: genp("c", service: "t")),
             with: ItemChanges(attributes: [.accessible: .string("dku")], data: Data("new".utf8)), for: app)
         let after = try engine.copyMatching(
-            ItemQuery(itemClass: .genericPassword, attributes: genp("c", service: "t"), returning: .data), for: app)[0]
+            ItemQuery(itemClass: .genericPassword, attributes: genp("c", service: "t"), returning: [.data, .attributes]),
+            for: app)[0]
         #expect(after.attributes.string(.accessible) == "dku" && after.data == Data("new".utf8))
         #expect(after.persistentReference == before.persistentReference)
     }
@@ -327,6 +332,25 @@ struct ItemSemanticsTests {
         #expect(status { _ = try engine.password("a") } == .interactionNotAllowed)
         try engine.unlock(passcode: "1234")
         #expect(try engine.password("a") == "1")
+    }
+
+    @Test("A batch commits all its adds together, or none of them")
+    func batch() throws {
+        let engine = try TestKeychain().engine
+        try engine.batch(for: app) { batch throws(EngineError) in
+            for index in 0..<10 {
+                try batch.add(NewItem(itemClass: .genericPassword, attributes: genp("b\(index)"), data: Data("\(index)".utf8)))
+            }
+        }
+        #expect(try engine.password("b7") == "7")
+        let failed = status {
+            try engine.batch(for: app) { batch throws(EngineError) in
+                try batch.add(NewItem(itemClass: .genericPassword, attributes: genp("c1")))
+                try batch.add(NewItem(itemClass: .genericPassword, attributes: genp("b3")))  // a duplicate
+            }
+        }
+        #expect(failed == .duplicateItem)
+        #expect(status { _ = try engine.password("c1") } == .itemNotFound)
     }
 
     @Test("Many threads share one engine")

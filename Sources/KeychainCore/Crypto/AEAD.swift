@@ -45,10 +45,17 @@ public enum AEAD {
     public static func open(
         _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> Data {
+        Data(try openBytes(sealed, key: key, associatedData: associatedData))
+    }
+
+    /// Opens a box into an array (the engine's hot path decodes from it without another copy).
+    static func openBytes(
+        _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
+    ) throws(EngineError) -> [UInt8] {
         try Sodium.ensureInitialized()
-        let plaintext = sealed.withUnsafeBytes { (box: UnsafeRawBufferPointer) -> Data? in
+        let plaintext = sealed.withUnsafeBytes { (box: UnsafeRawBufferPointer) -> [UInt8]? in
             guard box.count >= overhead else { return nil }
-            var plaintext = Data(count: box.count - overhead)
+            var plaintext = [UInt8](repeating: 0, count: box.count - overhead)
             let ok = plaintext.withUnsafeMutableBytes { output in
                 associatedData.withUnsafeBytes { additional in
                     key.withUnsafeBytes { keyBytes in

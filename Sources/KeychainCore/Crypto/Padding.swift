@@ -18,11 +18,18 @@ enum Padding {
 
     /// Removes padding added by ``pad(_:)``.
     static func unpad(_ bytes: [UInt8]) throws(EngineError) -> [UInt8] {
+        var unpadded = bytes
+        unpadded.removeLast(bytes.count - (try unpaddedCount(bytes)))
+        return unpadded
+    }
+
+    /// The length of `bytes` without the padding added by ``pad(_:)``.
+    static func unpaddedCount(_ bytes: [UInt8]) throws(EngineError) -> Int {
         var count = 0
         let status = bytes.withUnsafeBytes { buffer in
             sodium_unpad(&count, buffer.sodiumPointer, buffer.count, blockSize)
         }
         guard status == 0 else { throw .decode("a sealed value's padding is malformed") }
-        return Array(bytes.prefix(count))
+        return count
     }
 }

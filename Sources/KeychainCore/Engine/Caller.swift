@@ -34,12 +34,16 @@ public struct Caller: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The group an add without an access group goes to: the first group that names one group.
     public var defaultGroup: String {
-        accessGroups.first { !$0.contains("*") } ?? applicationIdentifier
+        accessGroups.first { !Self.isWildcard($0) } ?? applicationIdentifier
     }
 
     /// The groups a query without an access group searches, or `nil` when a wildcard makes them open-ended.
     var exactGroups: [String]? {
-        accessGroups.contains { $0.contains("*") } ? nil : accessGroups
+        accessGroups.contains(where: Self.isWildcard) ? nil : accessGroups
+    }
+
+    private static func isWildcard(_ group: String) -> Bool {
+        group.utf8.contains(UInt8(ascii: "*"))
     }
 
     /// Checks an explicit access group.

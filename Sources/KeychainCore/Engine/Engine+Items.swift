@@ -5,6 +5,17 @@ extension Engine {
     /// the dates (always now, as Apple does); refuses a duplicate primary key.
     @discardableResult
     public func add(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
+        try state.withLock { (state) throws(EngineError) -> Item in
+            let (item, stored) = try prepare(newItem, for: caller, in: state)
+            try insert(stored, item: item, in: state)
+            return item
+        }
+    }
+
+    /// Checks an item to add, fills in its defaults and seals it.
+    func prepare(
+        _ newItem: NewItem, for caller: Caller, in state: EngineState
+    ) throws(EngineError) -> (Item, StoredItem) {
         try ItemValidator.check(newItem.attributes, for: newItem.itemClass)
         try ItemValidator.check(data: newItem.data)
         var attributes = newItem.attributes
@@ -16,36 +27,45 @@ extension Engine {
         let synchronizable = attributes.bool(.synchronizable) ?? false
         try ItemValidator.checkSynchronizable(synchronizable, protectionClass)
         attributes[.synchronizable] = .bool(synchronizable)
-        let now = Date(timeIntervalSinceReferenceDate: options.now().timeIntervalSinceReferenceDate)
+        let now = options.now()
         attributes[.creationDate] = .date(now)
         attributes[.modificationDate] = .date(now)
-        let uuid = UUID()
-        let reference = PersistentReference(itemClass: newItem.itemClass, uuid: uuid)
-        try state.withLock { (state) throws(EngineError) in
-            let stored = try state.sealer.seal(
-                itemClass: newItem.itemClass, attributes: attributes, data: newItem.data,
-                uuid: reference.uuidBytes, keybag: state.keybag)
-            do throws(EngineError) {
-                try state.store.insert(stored)
-            } catch  where error.code == .duplicateItem {
-                throw Self.duplicate(newItem.itemClass, attributes)
-            }
-        }
-        return Item(
+        let reference = PersistentReference(itemClass: newItem.itemClass, uuid: UUID())
+        let stored = try state.sealer.seal(
+            itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, uuid: reference.uuidBytes,
+            keybag: state.keybag)
+        let item = Item(
             itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, persistentReference: reference)
+        return (item, stored)
     }
 
-    /// Returns the items a query matches: the first one unless the query's limit says otherwise.
+    /// Inserts a sealed item, turning a uniqueness violation into a duplicate-item error that names the key.
+    func insert(_ stored: StoredItem, item: Item, in state: EngineState) throws(EngineError) {
+        do throws(EngineError) {
+            try state.store.insert(stored)
+        } catch where error.code == .duplicateItem {
+            throw Self.duplicate(item.itemClass, item.attributes)
+        }
+    }
+
+    /// Returns the items a query matches: the first one unless the query's limit says otherwise. Each item carries
+    /// its attributes only when the query returns ``ReturnOptions/attributes``, its data only with
+    /// ``ReturnOptions/data``.
     public func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item] {
         let limit = query.limit ?? .one
         guard limit.maximum >= 1 else { throw .param("the match limit \(limit.maximum) is not positive") }
         let result = try state.withLock { (state) throws(EngineError) -> SearchResult in
-            try state.search.run(query, for: caller, withData: query.returning.contains(.data), limit: limit.maximum)
+            var needs: SearchNeeds = []
+            if query.returning.contains(.data) { needs.insert(.data) }
+            if query.returning.contains(.attributes) { needs.insert(.attributes) }
+            return try state.search.run(query, for: caller, needs: needs, limit: limit.maximum)
         }
         try Self.checkFound(result, query)
+        let withAttributes = query.returning.contains(.attributes)
         return result.matches.map { match in
             Item(
-                itemClass: match.stored.itemClass, attributes: match.attributes, data: match.data,
+                itemClass: match.stored.itemClass, attributes: withAttributes ? match.attributes ?? [:] : [:],
+                data: match.data,
                 persistentReference: PersistentReference(
                     itemClass: match.stored.itemClass, uuid: UUID(bytes: match.stored.uuid) ?? UUID()))
         }
@@ -68,10 +88,12 @@ extension Engine {
         changed[.modificationDate] = .date(options.now())
         return try state.withLock { (state) throws(EngineError) -> Int in
             try state.database.writeTransaction { () throws(EngineError) -> Int in
-                let result = try state.search.run(query, for: caller, withData: changes.data == nil, limit: .max)
+                let needs: SearchNeeds = changes.data == nil ? [.attributes, .data] : [.attributes]
+                let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
                 try Self.checkFound(result, query)
                 for match in result.matches {
-                    let attributes = match.attributes.merging(changed)
+                    guard let current = match.attributes else { throw .internalError("an update's match has no attributes") }
+                    let attributes = current.merging(changed)
                     let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
                     try ItemValidator.checkSynchronizable(attributes.bool(.synchronizable) ?? false, protectionClass)
                     let stored = try state.sealer.seal(
@@ -95,7 +117,7 @@ extension Engine {
         let now = options.now()
         return try state.withLock { (state) throws(EngineError) -> Int in
             try state.database.writeTransaction { () throws(EngineError) -> Int in
-                let result = try state.search.run(query, for: caller, withData: false, limit: .max)
+                let result = try state.search.run(query, for: caller, needs: [], limit: .max)
                 if result.matches.isEmpty, query.persistentReference != nil, query.attributes.isEmpty,
                     !result.damagedRowIDs.isEmpty
                 {

@@ -104,8 +104,9 @@ public final class Engine: KeychainBackend {
     }
 }
 
-/// What the engine's lock guards.
-final class EngineState {
+/// What the engine's lock guards. `@unchecked Sendable` because it is only ever touched inside
+/// `Engine.state.withLock` (a batch borrows it there too, and is closed before the lock is released).
+final class EngineState: @unchecked Sendable {
     let database: Database
     let keybag: Keybag
     let sealer: ItemSealer

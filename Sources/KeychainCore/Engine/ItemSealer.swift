@@ -39,29 +39,32 @@ final class ItemSealer {
         defer { scratch.storage.zero() }
         item.wrappedKey = try AEAD.seal(key: scratch, under: classKey, associatedData: item.keyAssociatedData)
         item.metadata = try AEAD.seal(
-            Padding.pad(AttributeCoder.encode(attributes)), key: scratch, associatedData: item.sealAssociatedData("m"))
+            Padding.pad(AttributeCoder.encode(attributes)), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "m")))
         item.secret = try AEAD.seal(
-            Padding.pad(Array(data)), key: scratch, associatedData: item.sealAssociatedData("s"))
+            Padding.pad(Array(data)), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
         return item
     }
 
-    /// Opens a row's attributes and, when `withData` is set, its secret. A row that fails authentication is a
-    /// decode error naming the item; an unavailable class is the keybag's error.
-    func open(_ item: StoredItem, keybag: Keybag, withData: Bool) throws(EngineError) -> (ItemAttributes, Data?) {
+    /// Opens a row: its attributes when `attributes` is set, its secret when `data` is set. Without attributes the
+    /// secret is opened anyway, since its associated data is what authenticates the row's primary-key hash. A row
+    /// that fails authentication is a decode error naming the item; an unavailable class is the keybag's error.
+    func open(
+        _ item: StoredItem, keybag: Keybag, attributes: Bool, data: Bool
+    ) throws(EngineError) -> (ItemAttributes?, Data?) {
         let classKey = try keybag.key(for: item.protectionClass)
         defer { scratch.storage.zero() }
         do throws(EngineError) {
             try AEAD.open(key: item.wrappedKey, under: classKey, associatedData: item.keyAssociatedData, into: scratch)
-            let attributes = try AttributeCoder.decode(
-                Data(
-                    try Padding.unpad(
-                        Array(try AEAD.open(item.metadata, key: scratch, associatedData: item.sealAssociatedData("m"))))
-                ))
-            guard withData else { return (attributes, nil) }
+            var opened: ItemAttributes?
+            if attributes {
+                let metadata = try AEAD.openBytes(
+                    item.metadata, key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "m")))
+                opened = try AttributeCoder.decode(metadata, count: try Padding.unpaddedCount(metadata))
+            }
+            guard data || !attributes else { return (opened, nil) }
             guard let secret = item.secret else { throw EngineError.decode("the item has no sealed data") }
-            let data = try Padding.unpad(
-                Array(try AEAD.open(secret, key: scratch, associatedData: item.sealAssociatedData("s"))))
-            return (attributes, Data(data))
+            let plaintext = try AEAD.openBytes(secret, key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
+            return (opened, data ? Data(plaintext.prefix(try Padding.unpaddedCount(plaintext))) : nil)
         } catch {
             let reference = item.persistentReference.map(\.description) ?? "with a damaged UUID"
             throw .decode(

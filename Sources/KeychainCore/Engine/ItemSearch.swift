@@ -4,7 +4,8 @@ import Foundation
 struct ItemMatch {
     var rowID: Int64
     var stored: StoredItem
-    var attributes: ItemAttributes
+    /// The attributes, when the search opened them.
+    var attributes: ItemAttributes?
     var data: Data?
 }
 
@@ -17,8 +18,19 @@ struct SearchResult {
     var damagedRowIDs: [Int64] = []
 }
 
+/// What a search must open of each match.
+struct SearchNeeds: OptionSet {
+    let rawValue: Int
+    static let attributes = SearchNeeds(rawValue: 1)
+    static let data = SearchNeeds(rawValue: 2)
+}
+
 /// Finds the items a query matches for a caller: validates the query, narrows rows in SQL by clear columns and
 /// blind indexes, then decrypts each candidate and decides exactly.
+///
+/// A query that names its class's whole primary key (and nothing else that needs decrypting) is answered by the
+/// primary-key hash alone: one indexed row, whose secret's associated data authenticates that hash, and whose
+/// attributes are opened only when asked for.
 ///
 /// As on Apple's platforms, a candidate in a class that is locked fails the whole search with
 /// `errSecInteractionNotAllowed` (the engine cannot tell whether it matches), and a candidate that fails
@@ -37,7 +49,9 @@ struct ItemSearch {
     }
 
     /// Runs a search for up to `limit` matches.
-    func run(_ query: ItemQuery, for caller: Caller, withData: Bool, limit: Int) throws(EngineError) -> SearchResult {
+    func run(
+        _ query: ItemQuery, for caller: Caller, needs: SearchNeeds, limit: Int
+    ) throws(EngineError) -> SearchResult {
         let itemClass = try Self.itemClass(of: query)
         try ItemValidator.check(query.attributes, for: itemClass)
         guard query.attributes[.synchronizable] == nil else {
@@ -50,19 +64,24 @@ struct ItemSearch {
             return result
         }
         let filter = try candidateFilter(for: query, itemClass: itemClass, caller: caller)
+        let byPrimaryKey = filter.primaryKeyHashes != nil
+        let opensAttributes = needs.contains(.attributes) || !byPrimaryKey
         try store.candidates(filter) { (row: StoredRow) throws(EngineError) -> Bool in
-            let attributes: ItemAttributes
+            let attributes: ItemAttributes?
             let data: Data?
             do throws(EngineError) {
-                (attributes, data) = try sealer.open(row.item, keybag: keybag, withData: withData)
-            } catch  where error.code == .decode {
+                (attributes, data) = try sealer.open(
+                    row.item, keybag: keybag, attributes: opensAttributes, data: needs.contains(.data))
+            } catch where error.code == .decode {
                 if result.damaged == nil { result.damaged = error }
                 result.damagedRowIDs.append(row.rowID)
                 return true
             }
-            guard let group = attributes.string(.accessGroup), caller.canAccess(group),
-                query.matches(attributes, of: itemClass)
-            else { return true }
+            if let attributes, !byPrimaryKey {
+                guard let group = attributes.string(.accessGroup), caller.canAccess(group),
+                    query.matches(attributes, of: itemClass)
+                else { return true }
+            }
             result.matches.append(ItemMatch(rowID: row.rowID, stored: row.item, attributes: attributes, data: data))
             return result.matches.count < limit
         }
@@ -81,15 +100,31 @@ struct ItemSearch {
         case .any: filter.synchronizable = nil
         }
         filter.protectionClass = try ItemValidator.protectionClass(in: query.attributes)
+        let groups: [String]?
         if let group = query.attributes.string(.accessGroup) {
             try caller.checkEntitlement(to: group)
-            filter.groupHashes = [try index.group(group)]
-        } else if let groups = caller.exactGroups {
+            groups = [group]
+        } else {
+            groups = caller.exactGroups
+        }
+        if let groups, let synchronizable = filter.synchronizable, names(wholePrimaryKeyOf: itemClass, in: query) {
+            var hashes: [Data] = []
+            for group in groups {
+                hashes.append(
+                    try index.primaryKey(
+                        itemClass: itemClass, accessGroup: group, synchronizable: synchronizable,
+                        attributes: query.attributes))
+            }
+            filter.primaryKeyHashes = hashes
+            return filter
+        }
+        if let groups {
             var hashes: [Data] = []
             for group in groups { hashes.append(try index.group(group)) }
             filter.groupHashes = hashes
         }
         if !query.caseInsensitive {
+            // In BlindIndex.indexedAttributes order: the cached SQL of a filter's shape relies on it.
             for attribute in BlindIndex.indexedAttributes {
                 if let text = query.attributes.string(attribute) {
                     filter.indexHashes.append((attribute, try index.attribute(attribute, text, itemClass: itemClass)))
@@ -97,5 +132,16 @@ struct ItemSearch {
             }
         }
         return filter
+    }
+
+    /// Whether the query names every primary-key attribute exactly and nothing else that needs decrypting
+    /// (the access group and the protection class are decided by the hash and a clear column).
+    private func names(wholePrimaryKeyOf itemClass: ItemClass, in query: ItemQuery) -> Bool {
+        guard !query.caseInsensitive, query.persistentReference == nil else { return false }
+        let keyed = itemClass.primaryKey
+        for (key, _) in query.attributes where !keyed.contains(key) && key != .accessGroup && key != .accessible {
+            return false
+        }
+        return keyed.allSatisfy { query.attributes[$0] != nil }
     }
 }

@@ -41,12 +41,17 @@ enum AttributeCoder {
 
     /// Decodes attributes, throwing a decode error for anything malformed.
     static func decode(_ data: Data) throws(EngineError) -> ItemAttributes {
-        var reader = ByteReader(data)
+        try decode(Array(data), count: data.count)
+    }
+
+    /// Decodes attributes from the first `count` bytes of `bytes`.
+    static func decode(_ bytes: [UInt8], count: Int) throws(EngineError) -> ItemAttributes {
+        var reader = ByteReader(bytes, count: count)
         guard try reader.byte() == version else { throw .decode("item metadata has an unknown version") }
-        var values: [AttributeKey: AttributeValue] = [:]
+        var values = ItemAttributes()
         while !reader.isAtEnd {
-            let name = String(decoding: try reader.bytes(4), as: UTF8.self)
-            guard let key = AttributeKey(rawValue: name), values[key] == nil,
+            let name = try reader.bytes(4)
+            guard let key = AttributeKey.byName.first(where: { $0.rawValue.utf8.elementsEqual(name) }), values[key] == nil,
                 let tag = Tag(rawValue: try reader.byte())
             else { throw .decode("item metadata holds an unknown or repeated attribute") }
             let value: AttributeValue
@@ -68,7 +73,7 @@ enum AttributeCoder {
             guard value.kind == key.valueType else { throw .decode("item metadata holds a value of the wrong type") }
             values[key] = value
         }
-        return ItemAttributes(values)
+        return values
     }
 
     private static func appendLengthPrefixed(_ payload: [UInt8], to bytes: inout [UInt8]) {
@@ -84,22 +89,25 @@ enum AttributeCoder {
 /// A cursor over bytes that throws a decode error instead of reading past the end.
 struct ByteReader {
     private let bytes: [UInt8]
+    private let end: Int
     private var offset = 0
 
-    init(_ data: Data) {
-        bytes = Array(data)
+    /// Reads the first `count` bytes of `bytes`.
+    init(_ bytes: [UInt8], count: Int) {
+        self.bytes = bytes
+        self.end = min(count, bytes.count)
     }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    var isAtEnd: Bool { offset == end }
 
     mutating func byte() throws(EngineError) -> UInt8 {
-        guard offset < bytes.count else { throw .decode("stored bytes end too early") }
+        guard offset < end else { throw .decode("stored bytes end too early") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
     mutating func bytes(_ count: Int) throws(EngineError) -> ArraySlice<UInt8> {
-        guard count >= 0, bytes.count - offset >= count else { throw .decode("stored bytes end too early") }
+        guard count >= 0, end - offset >= count else { throw .decode("stored bytes end too early") }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }

@@ -43,6 +43,36 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     /// The path (`path`), internet passwords only.
     case path = "path"
 
+    /// The attribute's position in ``ItemAttributes``'s fixed storage.
+    var slot: Int {
+        switch self {
+        case .accessGroup: 0
+        case .accessible: 1
+        case .synchronizable: 2
+        case .creationDate: 3
+        case .modificationDate: 4
+        case .itemDescription: 5
+        case .comment: 6
+        case .creator: 7
+        case .type: 8
+        case .label: 9
+        case .isInvisible: 10
+        case .isNegative: 11
+        case .account: 12
+        case .service: 13
+        case .generic: 14
+        case .securityDomain: 15
+        case .server: 16
+        case .protocol: 17
+        case .authenticationType: 18
+        case .port: 19
+        case .path: 20
+        }
+    }
+
+    /// Every attribute, ordered by four-character name.
+    static let byName: [AttributeKey] = allCases.sorted()
+
     /// The attributes every class has.
     static let common: [AttributeKey] = [
         .accessGroup, .accessible, .synchronizable, .creationDate, .modificationDate, .itemDescription, .comment,

@@ -1,46 +1,91 @@
 /// A set of attribute values, keyed by attribute.
-public struct ItemAttributes: Sendable, Hashable, Codable, Sequence, ExpressibleByDictionaryLiteral {
-    /// The values.
-    public private(set) var values: [AttributeKey: AttributeValue]
+///
+/// Stored in one fixed slot per attribute, so reading, writing and iterating in name order cost no hashing.
+public struct ItemAttributes: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    private var slots: [AttributeValue?]
+    /// The number of attributes set.
+    public private(set) var count: Int
 
     /// Creates a set from a dictionary.
     public init(_ values: [AttributeKey: AttributeValue] = [:]) {
-        self.values = values
+        slots = Array(repeating: nil, count: AttributeKey.allCases.count)
+        count = 0
+        for (key, value) in values { self[key] = value }
     }
 
     /// Creates a set from a literal.
     public init(dictionaryLiteral elements: (AttributeKey, AttributeValue)...) {
-        self.values = Dictionary(elements, uniquingKeysWith: { _, last in last })
+        self.init()
+        for (key, value) in elements { self[key] = value }
     }
 
     /// The value of an attribute, or `nil` when it is absent.
     public subscript(key: AttributeKey) -> AttributeValue? {
-        get { values[key] }
-        set { values[key] = newValue }
+        get { slots[key.slot] }
+        set {
+            count += (newValue == nil ? 0 : 1) - (slots[key.slot] == nil ? 0 : 1)
+            slots[key.slot] = newValue
+        }
+    }
+
+    /// The values as a dictionary.
+    public var values: [AttributeKey: AttributeValue] {
+        Dictionary(uniqueKeysWithValues: Array(self))
     }
 
     /// Whether no attribute is set.
-    public var isEmpty: Bool { values.isEmpty }
-
-    /// The number of attributes set.
-    public var count: Int { values.count }
+    public var isEmpty: Bool { count == 0 }
 
     /// The attribute keys, sorted by name.
-    public var keys: [AttributeKey] { values.keys.sorted() }
+    public var keys: [AttributeKey] { AttributeKey.byName.filter { slots[$0.slot] != nil } }
 
-    /// Iterates the attributes in key order.
-    public func makeIterator() -> IndexingIterator<[(key: AttributeKey, value: AttributeValue)]> {
-        values.sorted { $0.key < $1.key }.makeIterator()
+    /// Iterates the attributes in name order.
+    public func makeIterator() -> Iterator {
+        Iterator(slots: slots)
+    }
+
+    /// Iterates the attributes that are set, in name order.
+    public struct Iterator: IteratorProtocol {
+        fileprivate let slots: [AttributeValue?]
+        private var position = 0
+
+        fileprivate init(slots: [AttributeValue?]) {
+            self.slots = slots
+        }
+
+        /// The next attribute, or `nil` after the last.
+        public mutating func next() -> (key: AttributeKey, value: AttributeValue)? {
+            while position < AttributeKey.byName.count {
+                let key = AttributeKey.byName[position]
+                position += 1
+                if let value = slots[key.slot] { return (key, value) }
+            }
+            return nil
+        }
     }
 
     /// The text of an attribute.
-    public func string(_ key: AttributeKey) -> String? { values[key]?.stringValue }
+    public func string(_ key: AttributeKey) -> String? { self[key]?.stringValue }
 
     /// The flag of an attribute.
-    public func bool(_ key: AttributeKey) -> Bool? { values[key]?.boolValue }
+    public func bool(_ key: AttributeKey) -> Bool? { self[key]?.boolValue }
 
     /// This set with `other`'s values written over it.
     public func merging(_ other: ItemAttributes) -> ItemAttributes {
-        ItemAttributes(values.merging(other.values) { _, new in new })
+        var merged = self
+        for (key, value) in other { merged[key] = value }
+        return merged
+    }
+}
+
+extension ItemAttributes: Codable {
+    /// Decodes a dictionary keyed by four-character names.
+    public init(from decoder: any Decoder) throws {
+        self.init(try [AttributeKey: AttributeValue](from: decoder))
+    }
+
+    /// Encodes a dictionary keyed by four-character names.
+    public func encode(to encoder: any Encoder) throws {
+        try values.encode(to: encoder)
     }
 }

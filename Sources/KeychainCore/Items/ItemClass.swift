@@ -6,14 +6,18 @@ public enum ItemClass: String, Sendable, Codable, CaseIterable {
     /// type, port and path.
     case internetPassword = "inet"
 
+    private static let genericPasswordKey: [AttributeKey] = [.account, .service]
+    private static let internetPasswordKey: [AttributeKey] = [
+        .account, .securityDomain, .server, .protocol, .authenticationType, .port, .path,
+    ]
+    private static let genericPasswordAttributes = AttributeKey.common + genericPasswordKey + [.generic]
+    private static let internetPasswordAttributes = AttributeKey.common + internetPasswordKey
+
     /// The attributes an item of this class may carry, in the order they are presented.
     public var attributes: [AttributeKey] {
         switch self {
-        case .genericPassword: AttributeKey.common + [.account, .service, .generic]
-        case .internetPassword:
-            AttributeKey.common + [
-                .account, .securityDomain, .server, .protocol, .authenticationType, .port, .path,
-            ]
+        case .genericPassword: Self.genericPasswordAttributes
+        case .internetPassword: Self.internetPasswordAttributes
         }
     }
 
@@ -21,14 +25,18 @@ public enum ItemClass: String, Sendable, Codable, CaseIterable {
     /// (Apple's rule: two items with equal keys are duplicates, whatever their other attributes).
     public var primaryKey: [AttributeKey] {
         switch self {
-        case .genericPassword: [.account, .service]
-        case .internetPassword:
-            [.account, .securityDomain, .server, .protocol, .authenticationType, .port, .path]
+        case .genericPassword: Self.genericPasswordKey
+        case .internetPassword: Self.internetPasswordKey
         }
     }
 
     /// Whether `key` is an attribute of this class.
     public func has(_ key: AttributeKey) -> Bool {
-        attributes.contains(key)
+        switch key {
+        case .service, .generic: self == .genericPassword
+        case .securityDomain, .server, .protocol, .authenticationType, .port, .path: self == .internetPassword
+        default: true
+        }
     }
+
 }

@@ -11,12 +11,19 @@ struct CandidateFilter {
     var groupHashes: [Data]?
     /// Blind-index hashes a row must have.
     var indexHashes: [(AttributeKey, Data)] = []
+    /// Primary-key hashes, one of which a row must have (the caller's groups × the query's key).
+    var primaryKeyHashes: [Data]?
 }
 
 /// The SQL of item rows. Every write bumps the change sequence; uniqueness is the database's (a UNIQUE index on
 /// the primary-key hash of live rows), never a read-then-write.
-struct ItemStore {
+final class ItemStore {
     let database: Database
+    private var sql = CandidateSQL()
+
+    init(database: Database) {
+        self.database = database
+    }
 
     private static let nextSequence = "(SELECT IFNULL(MAX(seq), 0) + 1 FROM items)"
 
@@ -59,37 +66,15 @@ struct ItemStore {
     func candidates(
         _ filter: CandidateFilter, _ body: (StoredRow) throws(EngineError) -> Bool
     ) throws(EngineError) {
-        var conditions = ["tomb = 0"]
         var bindings: [SQLValue] = []
-        if let itemClass = filter.itemClass {
-            conditions.append("class = ?")
-            bindings.append(.text(itemClass.rawValue))
-        }
-        if let uuid = filter.uuid {
-            conditions.append("uuid = ?")
-            bindings.append(.blob(uuid))
-        }
-        if let synchronizable = filter.synchronizable {
-            conditions.append("sync = ?")
-            bindings.append(.integer(synchronizable ? 1 : 0))
-        }
-        if let protectionClass = filter.protectionClass {
-            conditions.append("pdmn = ?")
-            bindings.append(.text(protectionClass.rawValue))
-        }
-        if let groups = filter.groupHashes {
-            // With a narrower hash or a UUID at hand, `+agrp` keeps SQLite off the (broad) group index.
-            let column = filter.indexHashes.isEmpty && filter.uuid == nil ? "agrp" : "+agrp"
-            let placeholders = Array(repeating: "?", count: groups.count).joined(separator: ", ")
-            conditions.append(groups.count == 1 ? "\(column) = ?" : "\(column) IN (\(placeholders))")
-            bindings += groups.map { .blob($0) }
-        }
-        for (attribute, hash) in filter.indexHashes {
-            conditions.append("\(attribute.rawValue) = ?")
-            bindings.append(.blob(hash))
-        }
-        let sql = "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.joined(separator: " AND ")) ORDER BY rowid"
-        try database.query(sql, bindings) { (row: Row) throws(EngineError) -> Bool in
+        if let itemClass = filter.itemClass { bindings.append(.text(itemClass.rawValue)) }
+        if let uuid = filter.uuid { bindings.append(.blob(uuid)) }
+        if let synchronizable = filter.synchronizable { bindings.append(.integer(synchronizable ? 1 : 0)) }
+        if let protectionClass = filter.protectionClass { bindings.append(.text(protectionClass.rawValue)) }
+        if let groups = filter.groupHashes { bindings += groups.map { .blob($0) } }
+        if let keys = filter.primaryKeyHashes { bindings += keys.map { .blob($0) } }
+        bindings += filter.indexHashes.map { .blob($0.1) }
+        try database.query(sql.candidates(filter), bindings) { (row: Row) throws(EngineError) -> Bool in
             try body(try StoredRow(row))
         }
     }
@@ -104,5 +89,52 @@ struct ItemStore {
             .real(item.modificationTime), .blob(item.wrappedKey), .blob(item.metadata),
             item.secret.map { .blob($0) } ?? .null,
         ]
+    }
+}
+
+/// The SELECT of each shape of candidate filter, built once: the hot path does no string work.
+private struct CandidateSQL {
+    private var cache: [Int: String] = [:]
+
+    mutating func candidates(_ filter: CandidateFilter) -> String {
+        let shape = Self.shape(of: filter)
+        if let sql = cache[shape] { return sql }
+        let sql = Self.build(filter)
+        cache[shape] = sql
+        return sql
+    }
+
+    /// Everything the SQL text depends on, packed into an integer (bindings are not part of it).
+    private static func shape(of filter: CandidateFilter) -> Int {
+        var shape = 0
+        if filter.itemClass != nil { shape |= 1 }
+        if filter.uuid != nil { shape |= 1 << 1 }
+        if filter.synchronizable != nil { shape |= 1 << 2 }
+        if filter.protectionClass != nil { shape |= 1 << 3 }
+        for (attribute, _) in filter.indexHashes {
+            shape |= 1 << (4 + (BlindIndex.indexedAttributes.firstIndex(of: attribute) ?? 0))
+        }
+        if let groups = filter.groupHashes { shape |= (groups.count + 1) << 8 }
+        if let keys = filter.primaryKeyHashes { shape |= (keys.count + 1) << 20 }
+        return shape
+    }
+
+    private static func build(_ filter: CandidateFilter) -> String {
+        var conditions = ["tomb = 0"]
+        if filter.itemClass != nil { conditions.append("class = ?") }
+        if filter.uuid != nil { conditions.append("uuid = ?") }
+        if filter.synchronizable != nil { conditions.append("sync = ?") }
+        if filter.protectionClass != nil { conditions.append("pdmn = ?") }
+        if let groups = filter.groupHashes {
+            // With a narrower hash or a UUID at hand, `+agrp` keeps SQLite off the (broad) group index.
+            let column = filter.indexHashes.isEmpty && filter.uuid == nil ? "agrp" : "+agrp"
+            let placeholders = Array(repeating: "?", count: groups.count).joined(separator: ", ")
+            conditions.append(groups.count == 1 ? "\(column) = ?" : "\(column) IN (\(placeholders))")
+        }
+        if let keys = filter.primaryKeyHashes {
+            conditions.append(keys.count == 1 ? "pk = ?" : "pk IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))")
+        }
+        for (attribute, _) in filter.indexHashes { conditions.append("\(attribute.rawValue) = ?") }
+        return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.joined(separator: " AND ")) ORDER BY rowid"
     }
 }

@@ -21,17 +21,23 @@ struct StoredItem {
 
     /// The associated data of the wrapped item key: the row's identity and class.
     var keyAssociatedData: [UInt8] {
-        var bytes: [UInt8] = Array("k1".utf8) + Array(uuid) + Array(itemClass.rawValue.utf8)
+        var bytes: [UInt8] = [UInt8(ascii: "k"), UInt8(ascii: "1")]
+        bytes.reserveCapacity(32)
+        uuid.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: itemClass.rawValue.utf8)
         bytes.append(contentsOf: protectionClass.rawValue.utf8)
         return bytes
     }
 
     /// The associated data of the metadata (`m`) or secret (`s`): identity, class, flags, group and primary key.
-    func sealAssociatedData(_ tag: Character) -> [UInt8] {
-        var bytes: [UInt8] = Array("\(tag)1".utf8) + Array(uuid) + Array(itemClass.rawValue.utf8)
+    func sealAssociatedData(_ tag: UInt8) -> [UInt8] {
+        var bytes: [UInt8] = [tag, UInt8(ascii: "1")]
+        bytes.reserveCapacity(80)
+        uuid.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: itemClass.rawValue.utf8)
         bytes.append(synchronizable ? 1 : 0)
-        bytes.append(contentsOf: groupHash)
-        bytes.append(contentsOf: primaryKeyHash)
+        groupHash.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        primaryKeyHash.withUnsafeBytes { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: protectionClass.rawValue.utf8)
         return bytes
     }

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The report as a readable table: our figures beside the floor's, with ratios and the targets.
+struct ReportTable {
+    var report: Report
+    var sizes: [Int]
+
+    private func format(_ value: Double, _ digits: Int = 1) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    var text: String {
+        var lines: [String] = []
+        let header = ["phase", "ours p50 µs", "floor p50 µs", "ratio", "ours p99 µs", "floor p99 µs", "ours ops/s", "floor ops/s"]
+        let widths = [16, 12, 13, 7, 12, 13, 11, 12]
+        for count in sizes {
+            guard let phases = report.results[String(count)] else { continue }
+            lines.append("")
+            lines.append("\(count) items")
+            lines.append(zip(header, widths).map { pad($0, $1) }.joined(separator: " "))
+            for phase in ItemWorkload.phases {
+                guard let row = phases[phase] else { continue }
+                let cells = [
+                    phase, format(row.ours.p50_us), format(row.floor.p50_us), format(row.p50Ratio, 2) + "×",
+                    format(row.ours.p99_us), format(row.floor.p99_us), format(row.ours.ops_per_s, 0),
+                    format(row.floor.ops_per_s, 0),
+                ]
+                lines.append(zip(cells, widths).map { pad($0, $1) }.joined(separator: " "))
+            }
+        }
+        lines.append("")
+        lines.append(contentsOf: targets)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The targets, each with its measured value.
+    private var targets: [String] {
+        var lines = ["targets:"]
+        func check(_ ok: Bool) -> String { ok ? "met" : "MISSED" }
+        if let largest = sizes.max(), let smallest = sizes.min(),
+            let big = report.results[String(largest)], let small = report.results[String(smallest)]
+        {
+            if let find = big["find"] {
+                lines.append("  find p50 within 2× the floor at \(largest): \(format(find.p50Ratio, 2))× — \(check(find.p50Ratio <= 2))")
+            }
+            if let findBig = big["find"], let findSmall = small["find"] {
+                let flatness = findBig.ours.p50_us / findSmall.ours.p50_us
+                lines.append("  find p50 at \(largest) vs \(smallest): \(format(flatness, 2))× (≤ 1.5) — \(check(flatness <= 1.5))")
+            }
+            if let add = big["add"] {
+                lines.append("  durable add p50 within 1.3× the floor: \(format(add.p50Ratio, 2))× — \(check(add.p50Ratio <= 1.3))")
+            }
+        }
+        lines.append("  peak RSS: \(format(report.peak_rss_mb)) MiB (< 64) — \(check(report.peak_rss_mb < 64))")
+        let unlockOK = report.unlock_ms >= 200 && report.unlock_ms <= 600
+        lines.append("  unlock (\(report.unlock_cost)): \(format(report.unlock_ms, 0)) ms (200–600) — \(check(unlockOK))")
+        return lines
+    }
+}
