@@ -13,7 +13,10 @@ final class FloorStore: BenchStore {
 
     init(directory: URL) throws {
         let path = directory.appendingPathComponent("floor.db").path
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+        guard
+            sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+                == SQLITE_OK
+        else {
             throw BenchError("cannot open \(path)")
         }
         try execute(
@@ -45,7 +48,8 @@ final class FloorStore: BenchStore {
             VALUES (?, 'genp', 'ak', 0, ?, ?, ?, ?, NULL, (SELECT IFNULL(MAX(seq), 0) + 1 FROM items), ?, x'', ?, ?)
             """,
             [
-                withUnsafeBytes(of: UUID().uuid) { Data($0) }, group, Data((entry.service + "\u{0}" + entry.account).utf8),
+                withUnsafeBytes(of: UUID().uuid) { Data($0) }, group,
+                Data((entry.service + "\u{0}" + entry.account).utf8),
                 Data(entry.service.utf8), Data(entry.account.utf8), Date().timeIntervalSince1970,
                 Data("acct=\(entry.account);svce=\(entry.service);labl=\(entry.label)".utf8), entry.secret,
             ])
@@ -105,7 +109,9 @@ final class FloorStore: BenchStore {
             let index = Int32(offset + 1)
             switch value {
             case let data as Data:
-                _ = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+                _ = data.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient)
+                }
             case let number as Double: sqlite3_bind_double(statement, index, number)
             default: sqlite3_bind_null(statement, index)
             }

@@ -50,8 +50,12 @@ enum ItemWorkload {
             var find = LatencyRecorder(capacity: lookups)
             for _ in 0..<lookups {
                 let entry = BenchEntry(Int(random.next() % UInt64(count)))
-                let found = try find.time { try store.find(service: entry.service, account: entry.account, withData: withData) }
-                guard let found, !withData || found == entry.secret else { throw BenchError("\(phase) returned the wrong item") }
+                let found = try find.time {
+                    try store.find(service: entry.service, account: entry.account, withData: withData)
+                }
+                guard let found, !withData || found == entry.secret else {
+                    throw BenchError("\(phase) returned the wrong item")
+                }
             }
             results[phase] = find.figures
         }
@@ -61,7 +65,9 @@ enum ItemWorkload {
         var update = LatencyRecorder(capacity: writes)
         for index in targets {
             let entry = BenchEntry(index)
-            try update.time { try store.update(service: entry.service, account: entry.account, secret: Data("rotated-\(index)".utf8)) }
+            try update.time {
+                try store.update(service: entry.service, account: entry.account, secret: Data("rotated-\(index)".utf8))
+            }
         }
         results["update"] = update.figures
 

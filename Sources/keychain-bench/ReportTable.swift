@@ -15,7 +15,9 @@ struct ReportTable {
 
     var text: String {
         var lines: [String] = []
-        let header = ["phase", "ours p50 µs", "floor p50 µs", "ratio", "ours p99 µs", "floor p99 µs", "ours ops/s", "floor ops/s"]
+        let header = [
+            "phase", "ours p50 µs", "floor p50 µs", "ratio", "ours p99 µs", "floor p99 µs", "ours ops/s", "floor ops/s",
+        ]
         let widths = [16, 12, 13, 7, 12, 13, 11, 12]
         for count in sizes {
             guard let phases = report.results[String(count)] else { continue }
@@ -45,19 +47,26 @@ struct ReportTable {
             let big = report.results[String(largest)], let small = report.results[String(smallest)]
         {
             if let find = big["find"] {
-                lines.append("  find p50 within 2× the floor at \(largest): \(format(find.p50Ratio, 2))× — \(check(find.p50Ratio <= 2))")
+                lines.append(
+                    "  find p50 within 2× the floor at \(largest): \(format(find.p50Ratio, 2))× — \(check(find.p50Ratio <= 2))"
+                )
             }
             if let findBig = big["find"], let findSmall = small["find"] {
                 let flatness = findBig.ours.p50_us / findSmall.ours.p50_us
-                lines.append("  find p50 at \(largest) vs \(smallest): \(format(flatness, 2))× (≤ 1.5) — \(check(flatness <= 1.5))")
+                lines.append(
+                    "  find p50 at \(largest) vs \(smallest): \(format(flatness, 2))× (≤ 1.5) — \(check(flatness <= 1.5))"
+                )
             }
             if let add = big["add"] {
-                lines.append("  durable add p50 within 1.3× the floor: \(format(add.p50Ratio, 2))× — \(check(add.p50Ratio <= 1.3))")
+                lines.append(
+                    "  durable add p50 within 1.3× the floor: \(format(add.p50Ratio, 2))× — \(check(add.p50Ratio <= 1.3))"
+                )
             }
         }
         lines.append("  peak RSS: \(format(report.peak_rss_mb)) MiB (< 64) — \(check(report.peak_rss_mb < 64))")
         let unlockOK = report.unlock_ms >= 200 && report.unlock_ms <= 600
-        lines.append("  unlock (\(report.unlock_cost)): \(format(report.unlock_ms, 0)) ms (200–600) — \(check(unlockOK))")
+        lines.append(
+            "  unlock (\(report.unlock_cost)): \(format(report.unlock_ms, 0)) ms (200–600) — \(check(unlockOK))")
         return lines
     }
 }

@@ -58,7 +58,9 @@ do {
         let floor = try ItemWorkload.run(FloorStore(directory: directory), count: count, seed: seed)
         var phases: [String: Comparison] = [:]
         for phase in ItemWorkload.phases {
-            if let mine = ours[phase], let theirs = floor[phase] { phases[phase] = Comparison(ours: mine, floor: theirs) }
+            if let mine = ours[phase], let theirs = floor[phase] {
+                phases[phase] = Comparison(ours: mine, floor: theirs)
+            }
         }
         results[String(count)] = phases
     }

@@ -91,9 +91,13 @@ struct CryptoTests {
             let padded = Padding.pad(bytes)
             #expect(padded.count % Padding.blockSize == 0)
             #expect(padded.count > count)
-            #expect(try Padding.unpad(padded) == bytes)
+            #expect(Array(padded[try Padding.payload(of: padded)]) == bytes)
         }
-        #expect(status { _ = try Padding.unpad([UInt8](repeating: 0, count: 32)) } == .decode)
+        var tooLong = Padding.pad([1, 2, 3])
+        tooLong[0] = 100
+        #expect(status { _ = try Padding.payload(of: tooLong) } == .decode)
+        #expect(status { _ = try Padding.payload(of: [0, 0, 0]) } == .decode)
+        #expect(status { _ = try Padding.payload(of: [UInt8](repeating: 0, count: 33)) } == .decode)
     }
 
     @Test("Keys are never printed")

@@ -158,7 +158,8 @@ struct ItemSemanticsTests {
         let inS = ItemQuery(itemClass: .genericPassword, attributes: [.service: .string("s")])
         #expect(try engine.update(inS, with: ItemChanges(attributes: [.label: .string("L")]), for: app) == 2)
         let updated = try engine.copyMatching(
-            ItemQuery(itemClass: .genericPassword, attributes: genp("a", service: "s"), returning: .attributes), for: app)[0]
+            ItemQuery(itemClass: .genericPassword, attributes: genp("a", service: "s"), returning: .attributes),
+            for: app)[0]
         #expect(updated.attributes.string(.label) == "L")
         #expect(updated.attributes[.modificationDate]?.dateValue == keychain.clock.now)
         #expect(updated.attributes[.creationDate]?.dateValue == keychain.clock.now.addingTimeInterval(-10))
@@ -197,7 +198,8 @@ struct ItemSemanticsTests {
             ItemQuery(itemClass: .genericPassword, attributes: genp("c", service: "t")),
             with: ItemChanges(attributes: [.accessible: .string("dku")], data: Data("new".utf8)), for: app)
         let after = try engine.copyMatching(
-            ItemQuery(itemClass: .genericPassword, attributes: genp("c", service: "t"), returning: [.data, .attributes]),
+            ItemQuery(
+                itemClass: .genericPassword, attributes: genp("c", service: "t"), returning: [.data, .attributes]),
             for: app)[0]
         #expect(after.attributes.string(.accessible) == "dku" && after.data == Data("new".utf8))
         #expect(after.persistentReference == before.persistentReference)
@@ -339,7 +341,8 @@ struct ItemSemanticsTests {
         let engine = try TestKeychain().engine
         try engine.batch(for: app) { batch throws(EngineError) in
             for index in 0..<10 {
-                try batch.add(NewItem(itemClass: .genericPassword, attributes: genp("b\(index)"), data: Data("\(index)".utf8)))
+                try batch.add(
+                    NewItem(itemClass: .genericPassword, attributes: genp("b\(index)"), data: Data("\(index)".utf8)))
             }
         }
         #expect(try engine.password("b7") == "7")

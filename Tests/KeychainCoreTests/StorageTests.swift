@@ -75,7 +75,8 @@ struct StorageTests {
     /// Reads an item whole: attributes and data.
     private func read(_ engine: Engine, _ account: String) throws {
         _ = try engine.copyMatching(
-            ItemQuery(itemClass: .genericPassword, attributes: genp(account), returning: [.data, .attributes]), for: app)
+            ItemQuery(itemClass: .genericPassword, attributes: genp(account), returning: [.data, .attributes]), for: app
+        )
     }
 
     @Test("A flipped byte in any sealed column is a decode error for that item only")

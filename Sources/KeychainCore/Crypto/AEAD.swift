@@ -52,21 +52,34 @@ public enum AEAD {
     static func openBytes(
         _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> [UInt8] {
+        var plaintext: [UInt8] = []
+        try open(sealed, key: key, associatedData: associatedData, into: &plaintext)
+        return plaintext
+    }
+
+    /// Opens a box into `plaintext`, replacing its contents (a caller that reuses one buffer allocates nothing).
+    static func open(
+        _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes,
+        into plaintext: inout [UInt8]
+    ) throws(EngineError) {
         try Sodium.ensureInitialized()
-        let plaintext = sealed.withUnsafeBytes { (box: UnsafeRawBufferPointer) -> [UInt8]? in
-            guard box.count >= overhead else { return nil }
-            var plaintext = [UInt8](repeating: 0, count: box.count - overhead)
-            let ok = plaintext.withUnsafeMutableBytes { output in
+        let ok = sealed.withUnsafeBytes { (box: UnsafeRawBufferPointer) -> Bool in
+            guard box.count >= overhead else { return false }
+            let count = box.count - overhead
+            if plaintext.count > count {
+                plaintext.removeLast(plaintext.count - count)
+            } else if plaintext.count < count {
+                plaintext.append(contentsOf: repeatElement(0, count: count - plaintext.count))
+            }
+            return plaintext.withUnsafeMutableBytes { output in
                 associatedData.withUnsafeBytes { additional in
                     key.withUnsafeBytes { keyBytes in
                         openRaw(box, into: output, key: keyBytes, associatedData: additional)
                     }
                 }
             }
-            return ok ? plaintext : nil
         }
-        guard let plaintext else { throw .decode("a sealed value failed authentication") }
-        return plaintext
+        guard ok else { throw .decode("a sealed value failed authentication") }
     }
 
     /// Opens a box that holds a key, writing the key straight into `destination`'s locked memory.

@@ -1,35 +1,30 @@
-import CSodium
-
-/// ISO/IEC 7816-4 padding (`sodium_pad`) so that sealed values reveal only a bucket of their length.
+/// Length-hiding padding for sealed values: a 4-byte little-endian length, the payload, then zeroes up to a
+/// multiple of ``blockSize``, so a sealed value reveals only a bucket of its length.
+///
+/// The padding sits inside the AEAD box, so it is read only after authentication: reading the length needs no
+/// constant-time care.
 enum Padding {
     /// The bucket size in bytes.
     static let blockSize = 32
 
-    /// Pads `bytes` to a multiple of ``blockSize`` (always adding at least one byte).
-    static func pad(_ bytes: [UInt8]) -> [UInt8] {
-        var padded = bytes + [UInt8](repeating: 0, count: blockSize)
-        var paddedCount = 0
-        _ = padded.withUnsafeMutableBytes { buffer in
-            sodium_pad(&paddedCount, buffer.sodiumPointer, bytes.count, blockSize, buffer.count)
-        }
-        padded.removeLast(padded.count - paddedCount)
+    /// Pads `bytes` to a multiple of ``blockSize``.
+    static func pad(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        let paddedCount = (4 + bytes.count + blockSize - 1) / blockSize * blockSize
+        var padded: [UInt8] = []
+        padded.reserveCapacity(paddedCount)
+        padded.appendLittleEndian(UInt32(bytes.count))
+        padded.append(contentsOf: bytes)
+        padded.append(contentsOf: repeatElement(0, count: paddedCount - padded.count))
         return padded
     }
 
-    /// Removes padding added by ``pad(_:)``.
-    static func unpad(_ bytes: [UInt8]) throws(EngineError) -> [UInt8] {
-        var unpadded = bytes
-        unpadded.removeLast(bytes.count - (try unpaddedCount(bytes)))
-        return unpadded
-    }
-
-    /// The length of `bytes` without the padding added by ``pad(_:)``.
-    static func unpaddedCount(_ bytes: [UInt8]) throws(EngineError) -> Int {
-        var count = 0
-        let status = bytes.withUnsafeBytes { buffer in
-            sodium_unpad(&count, buffer.sodiumPointer, buffer.count, blockSize)
+    /// Where the payload lies in a value padded by ``pad(_:)``.
+    static func payload(of padded: [UInt8]) throws(EngineError) -> Range<Int> {
+        guard padded.count >= 4, padded.count % blockSize == 0 else {
+            throw .decode("a sealed value's padding is malformed")
         }
-        guard status == 0 else { throw .decode("a sealed value's padding is malformed") }
-        return count
+        let count = Int(padded[0]) | Int(padded[1]) << 8 | Int(padded[2]) << 16 | Int(padded[3]) << 24
+        guard count <= padded.count - 4 else { throw .decode("a sealed value's length is out of range") }
+        return 4..<(4 + count)
     }
 }

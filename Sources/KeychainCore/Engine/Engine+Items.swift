@@ -32,7 +32,7 @@ extension Engine {
         attributes[.modificationDate] = .date(now)
         let reference = PersistentReference(itemClass: newItem.itemClass, uuid: UUID())
         let stored = try state.sealer.seal(
-            itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, uuid: reference.uuidBytes,
+            itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, uuid: reference.uuid,
             keybag: state.keybag)
         let item = Item(
             itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, persistentReference: reference)
@@ -43,7 +43,7 @@ extension Engine {
     func insert(_ stored: StoredItem, item: Item, in state: EngineState) throws(EngineError) {
         do throws(EngineError) {
             try state.store.insert(stored)
-        } catch where error.code == .duplicateItem {
+        } catch  where error.code == .duplicateItem {
             throw Self.duplicate(item.itemClass, item.attributes)
         }
     }
@@ -64,10 +64,10 @@ extension Engine {
         let withAttributes = query.returning.contains(.attributes)
         return result.matches.map { match in
             Item(
-                itemClass: match.stored.itemClass, attributes: withAttributes ? match.attributes ?? [:] : [:],
+                itemClass: match.itemClass, attributes: withAttributes ? match.attributes ?? [:] : [:],
                 data: match.data,
                 persistentReference: PersistentReference(
-                    itemClass: match.stored.itemClass, uuid: UUID(bytes: match.stored.uuid) ?? UUID()))
+                    itemClass: match.itemClass, uuid: match.uuid))
         }
     }
 
@@ -92,13 +92,15 @@ extension Engine {
                 let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
                 try Self.checkFound(result, query)
                 for match in result.matches {
-                    guard let current = match.attributes else { throw .internalError("an update's match has no attributes") }
+                    guard let current = match.attributes else {
+                        throw .internalError("an update's match has no attributes")
+                    }
                     let attributes = current.merging(changed)
                     let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
                     try ItemValidator.checkSynchronizable(attributes.bool(.synchronizable) ?? false, protectionClass)
                     let stored = try state.sealer.seal(
                         itemClass: itemClass, attributes: attributes, data: changes.data ?? match.data ?? Data(),
-                        uuid: match.stored.uuid, keybag: state.keybag)
+                        uuid: match.uuid, keybag: state.keybag)
                     do throws(EngineError) {
                         try state.store.replace(rowID: match.rowID, with: stored)
                     } catch  where error.code == .duplicateItem {
@@ -126,7 +128,7 @@ extension Engine {
                 }
                 try Self.checkFound(result, query)
                 for match in result.matches {
-                    if match.stored.synchronizable {
+                    if match.synchronizable {
                         try state.store.tombstone(rowID: match.rowID, at: now)
                     } else {
                         try state.store.delete(rowID: match.rowID)

@@ -41,7 +41,8 @@ public final class Engine: KeychainBackend {
         return state.withLock { state in
             let record = state.keybag.record
             return KeybagStatus(
-                keybagID: UUID(bytes: record.uuid) ?? UUID(), hasPasscode: state.keybag.hasPasscode,
+                keybagID: record.uuid.withUnsafeBytes({ UUID(bytes: $0) }) ?? UUID(),
+                hasPasscode: state.keybag.hasPasscode,
                 isLocked: !state.keybag.isUnlocked, hasBeenUnlocked: state.keybag.hasBeenUnlocked,
                 failedAttempts: record.failedAttempts, retryAfter: record.retryAfter > now ? record.retryAfter : nil,
                 eraseAfter: record.eraseAfter > 0 ? record.eraseAfter : nil)

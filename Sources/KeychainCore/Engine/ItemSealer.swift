@@ -8,6 +8,9 @@ import Foundation
 /// engine serialises access.
 final class ItemSealer {
     private let scratch: SecretKey
+    /// Reused between rows: the associated data being checked, and the plaintext (zeroed after every row).
+    private var associatedData: [UInt8] = []
+    private var plaintext: [UInt8] = []
 
     init() throws(EngineError) {
         scratch = try SecretKey.zeroed()
@@ -15,7 +18,7 @@ final class ItemSealer {
 
     /// Seals an item whose attributes are complete (group, accessibility, flag and dates included).
     func seal(
-        itemClass: ItemClass, attributes: ItemAttributes, data: Data, uuid: Data, keybag: Keybag
+        itemClass: ItemClass, attributes: ItemAttributes, data: Data, uuid: UUID, keybag: Keybag
     ) throws(EngineError) -> StoredItem {
         let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
         let group = attributes.string(.accessGroup) ?? ""
@@ -39,9 +42,10 @@ final class ItemSealer {
         defer { scratch.storage.zero() }
         item.wrappedKey = try AEAD.seal(key: scratch, under: classKey, associatedData: item.keyAssociatedData)
         item.metadata = try AEAD.seal(
-            Padding.pad(AttributeCoder.encode(attributes)), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "m")))
+            Padding.pad(AttributeCoder.encode(attributes)), key: scratch,
+            associatedData: item.sealAssociatedData(UInt8(ascii: "m")))
         item.secret = try AEAD.seal(
-            Padding.pad(Array(data)), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
+            Padding.pad(data), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
         return item
     }
 
@@ -49,26 +53,35 @@ final class ItemSealer {
     /// secret is opened anyway, since its associated data is what authenticates the row's primary-key hash. A row
     /// that fails authentication is a decode error naming the item; an unavailable class is the keybag's error.
     func open(
-        _ item: StoredItem, keybag: Keybag, attributes: Bool, data: Bool
+        _ item: StoredRow, keybag: Keybag, attributes: Bool, data: Bool
     ) throws(EngineError) -> (ItemAttributes?, Data?) {
         let classKey = try keybag.key(for: item.protectionClass)
-        defer { scratch.storage.zero() }
+        defer {
+            scratch.storage.zero()
+            plaintext.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+        }
         do throws(EngineError) {
-            try AEAD.open(key: item.wrappedKey, under: classKey, associatedData: item.keyAssociatedData, into: scratch)
+            item.keyAssociatedData(into: &associatedData)
+            try AEAD.open(key: item.wrappedKey, under: classKey, associatedData: associatedData, into: scratch)
             var opened: ItemAttributes?
             if attributes {
-                let metadata = try AEAD.openBytes(
-                    item.metadata, key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "m")))
-                opened = try AttributeCoder.decode(metadata, count: try Padding.unpaddedCount(metadata))
+                item.sealAssociatedData(UInt8(ascii: "m"), into: &associatedData)
+                try AEAD.open(item.metadata, key: scratch, associatedData: associatedData, into: &plaintext)
+                opened = try AttributeCoder.decode(plaintext, range: try Padding.payload(of: plaintext))
             }
             guard data || !attributes else { return (opened, nil) }
             guard let secret = item.secret else { throw EngineError.decode("the item has no sealed data") }
-            let plaintext = try AEAD.openBytes(secret, key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
-            return (opened, data ? Data(plaintext.prefix(try Padding.unpaddedCount(plaintext))) : nil)
+            if attributes {
+                associatedData[0] = UInt8(ascii: "s")  // the secret's associated data differs only in its tag
+            } else {
+                item.sealAssociatedData(UInt8(ascii: "s"), into: &associatedData)
+            }
+            try AEAD.open(secret, key: scratch, associatedData: associatedData, into: &plaintext)
+            return (opened, data ? Data(plaintext[try Padding.payload(of: plaintext)]) : nil)
         } catch {
-            let reference = item.persistentReference.map(\.description) ?? "with a damaged UUID"
             throw .decode(
-                "the stored item \(reference) failed authentication: it was altered or moved (\(error.message))")
+                "the stored item \(item.persistentReference) failed authentication: it was altered or moved (\(error.message))"
+            )
         }
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 /// One item a search matched, with the row it came from.
 struct ItemMatch {
     var rowID: Int64
-    var stored: StoredItem
+    var uuid: UUID
+    var itemClass: ItemClass
+    var synchronizable: Bool
     /// The attributes, when the search opened them.
     var attributes: ItemAttributes?
     var data: Data?
@@ -71,8 +73,8 @@ struct ItemSearch {
             let data: Data?
             do throws(EngineError) {
                 (attributes, data) = try sealer.open(
-                    row.item, keybag: keybag, attributes: opensAttributes, data: needs.contains(.data))
-            } catch where error.code == .decode {
+                    row, keybag: keybag, attributes: opensAttributes, data: needs.contains(.data))
+            } catch  where error.code == .decode {
                 if result.damaged == nil { result.damaged = error }
                 result.damagedRowIDs.append(row.rowID)
                 return true
@@ -82,7 +84,10 @@ struct ItemSearch {
                     query.matches(attributes, of: itemClass)
                 else { return true }
             }
-            result.matches.append(ItemMatch(rowID: row.rowID, stored: row.item, attributes: attributes, data: data))
+            result.matches.append(
+                ItemMatch(
+                    rowID: row.rowID, uuid: row.uuid, itemClass: row.itemClass, synchronizable: row.synchronizable,
+                    attributes: attributes, data: data))
             return result.matches.count < limit
         }
         return result

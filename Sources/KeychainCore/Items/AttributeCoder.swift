@@ -17,20 +17,20 @@ enum AttributeCoder {
         var bytes: [UInt8] = [version]
         bytes.reserveCapacity(128)
         for (key, value) in attributes {
-            bytes.append(contentsOf: key.rawValue.utf8)
+            bytes.appendUTF8(key.rawValue)
             switch value {
             case .string(let text):
                 bytes.append(Tag.string.rawValue)
-                appendLengthPrefixed(Array(text.utf8), to: &bytes)
+                bytes.appendLengthPrefixedUTF8(text)
             case .data(let data):
                 bytes.append(Tag.data.rawValue)
-                appendLengthPrefixed(Array(data), to: &bytes)
+                bytes.appendLengthPrefixed(data)
             case .integer(let number):
                 bytes.append(Tag.integer.rawValue)
-                appendLittleEndian(UInt64(bitPattern: number), to: &bytes)
+                bytes.appendLittleEndian(UInt64(bitPattern: number))
             case .date(let date):
                 bytes.append(Tag.date.rawValue)
-                appendLittleEndian(date.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
+                bytes.appendLittleEndian(date.timeIntervalSinceReferenceDate.bitPattern)
             case .bool(let flag):
                 bytes.append(Tag.bool.rawValue)
                 bytes.append(flag ? 1 : 0)
@@ -41,17 +41,19 @@ enum AttributeCoder {
 
     /// Decodes attributes, throwing a decode error for anything malformed.
     static func decode(_ data: Data) throws(EngineError) -> ItemAttributes {
-        try decode(Array(data), count: data.count)
+        let bytes = Array(data)
+        return try decode(bytes, range: bytes.indices)
     }
 
-    /// Decodes attributes from the first `count` bytes of `bytes`.
-    static func decode(_ bytes: [UInt8], count: Int) throws(EngineError) -> ItemAttributes {
-        var reader = ByteReader(bytes, count: count)
+    /// Decodes attributes from `bytes[range]`.
+    static func decode(_ bytes: [UInt8], range: Range<Int>) throws(EngineError) -> ItemAttributes {
+        var reader = ByteReader(bytes, range: range)
         guard try reader.byte() == version else { throw .decode("item metadata has an unknown version") }
         var values = ItemAttributes()
         while !reader.isAtEnd {
             let name = try reader.bytes(4)
-            guard let key = AttributeKey.byName.first(where: { $0.rawValue.utf8.elementsEqual(name) }), values[key] == nil,
+            guard let key = AttributeKey.byName.first(where: { $0.rawValue.utf8.elementsEqual(name) }),
+                values[key] == nil,
                 let tag = Tag(rawValue: try reader.byte())
             else { throw .decode("item metadata holds an unknown or repeated attribute") }
             let value: AttributeValue
@@ -75,27 +77,19 @@ enum AttributeCoder {
         }
         return values
     }
-
-    private static func appendLengthPrefixed(_ payload: [UInt8], to bytes: inout [UInt8]) {
-        appendLittleEndian(UInt32(payload.count), to: &bytes)
-        bytes.append(contentsOf: payload)
-    }
-
-    static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
 }
 
 /// A cursor over bytes that throws a decode error instead of reading past the end.
 struct ByteReader {
     private let bytes: [UInt8]
     private let end: Int
-    private var offset = 0
+    private var offset: Int
 
-    /// Reads the first `count` bytes of `bytes`.
-    init(_ bytes: [UInt8], count: Int) {
+    /// Reads `bytes[range]` (clamped to the array).
+    init(_ bytes: [UInt8], range: Range<Int>) {
         self.bytes = bytes
-        self.end = min(count, bytes.count)
+        self.offset = max(0, range.lowerBound)
+        self.end = min(range.upperBound, bytes.count)
     }
 
     var isAtEnd: Bool { offset == end }

@@ -78,6 +78,11 @@ public struct PersistentReference: Sendable, Hashable, Codable, CustomStringConv
 
     /// The 16 bytes of the UUID.
     var uuidBytes: Data {
+        PersistentReference.bytes(of: uuid)
+    }
+
+    /// The 16 bytes of a UUID.
+    static func bytes(of uuid: UUID) -> Data {
         withUnsafeBytes(of: uuid.uuid) { Data($0) }
     }
 
@@ -85,22 +90,11 @@ public struct PersistentReference: Sendable, Hashable, Codable, CustomStringConv
     public init?(data: Data) {
         guard data.count == 20,
             let itemClass = ItemClass(rawValue: String(decoding: data.prefix(4), as: UTF8.self)),
-            let uuid = UUID(bytes: data.suffix(16))
+            let uuid = data.suffix(16).withUnsafeBytes({ UUID(bytes: $0) })
         else { return nil }
         self.init(itemClass: itemClass, uuid: uuid)
     }
 
     /// `genp/UUID`.
     public var description: String { "\(itemClass.rawValue)/\(uuid.uuidString)" }
-}
-
-extension UUID {
-    /// A UUID from exactly 16 bytes.
-    init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == 16 else { return nil }
-        let b = Array(bytes)
-        self.init(
-            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
-        )
-    }
 }

@@ -1,15 +1,15 @@
 /// A set of attribute values, keyed by attribute.
 ///
-/// Stored in one fixed slot per attribute, so reading, writing and iterating in name order cost no hashing.
+/// Stored in one fixed slot per attribute, so reading, writing and iterating in name order cost no hashing; an
+/// empty set allocates nothing.
 public struct ItemAttributes: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    private var slots: [AttributeValue?]
+    /// Empty until the first attribute is set, then one slot per attribute.
+    private var slots: [AttributeValue?] = []
     /// The number of attributes set.
-    public private(set) var count: Int
+    public private(set) var count = 0
 
     /// Creates a set from a dictionary.
     public init(_ values: [AttributeKey: AttributeValue] = [:]) {
-        slots = Array(repeating: nil, count: AttributeKey.allCases.count)
-        count = 0
         for (key, value) in values { self[key] = value }
     }
 
@@ -21,10 +21,28 @@ public struct ItemAttributes: Sendable, Hashable, Sequence, ExpressibleByDiction
 
     /// The value of an attribute, or `nil` when it is absent.
     public subscript(key: AttributeKey) -> AttributeValue? {
-        get { slots[key.slot] }
+        get { slots.isEmpty ? nil : slots[key.slot] }
         set {
+            if slots.isEmpty {
+                guard newValue != nil else { return }
+                slots = Array(repeating: nil, count: AttributeKey.allCases.count)
+            }
             count += (newValue == nil ? 0 : 1) - (slots[key.slot] == nil ? 0 : 1)
             slots[key.slot] = newValue
+        }
+    }
+
+    /// Two sets are equal when they hold the same values.
+    public static func == (lhs: ItemAttributes, rhs: ItemAttributes) -> Bool {
+        lhs.count == rhs.count && lhs.allSatisfy { rhs[$0.key] == $0.value }
+    }
+
+    /// Hashes the values in name order.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for (key, value) in self {
+            hasher.combine(key)
+            hasher.combine(value)
         }
     }
 
@@ -37,7 +55,7 @@ public struct ItemAttributes: Sendable, Hashable, Sequence, ExpressibleByDiction
     public var isEmpty: Bool { count == 0 }
 
     /// The attribute keys, sorted by name.
-    public var keys: [AttributeKey] { AttributeKey.byName.filter { slots[$0.slot] != nil } }
+    public var keys: [AttributeKey] { AttributeKey.byName.filter { self[$0] != nil } }
 
     /// Iterates the attributes in name order.
     public func makeIterator() -> Iterator {
@@ -55,7 +73,7 @@ public struct ItemAttributes: Sendable, Hashable, Sequence, ExpressibleByDiction
 
         /// The next attribute, or `nil` after the last.
         public mutating func next() -> (key: AttributeKey, value: AttributeValue)? {
-            while position < AttributeKey.byName.count {
+            while !slots.isEmpty && position < AttributeKey.byName.count {
                 let key = AttributeKey.byName[position]
                 position += 1
                 if let value = slots[key.slot] { return (key, value) }

@@ -21,16 +21,21 @@ final class BlindIndex {
 
     /// The hash of an indexed attribute's text for a class.
     func attribute(_ attribute: AttributeKey, _ value: String, itemClass: ItemClass) throws(EngineError) -> Data {
-        var input = Array("attr\u{0}\(attribute.rawValue)\u{0}\(itemClass.rawValue)\u{0}".utf8)
-        input.append(contentsOf: value.utf8)
+        var input: [UInt8] = Array("attr".utf8) + [0]
+        input.reserveCapacity(32 + value.utf8.count)
+        input.appendUTF8(attribute.rawValue)
+        input.append(0)
+        input.appendUTF8(itemClass.rawValue)
+        input.append(0)
+        input.appendUTF8(value)
         return try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
     }
 
     /// The hash of an access group (cached: a caller asks for the same few groups on every query).
     func group(_ group: String) throws(EngineError) -> Data {
         if let hash = groupHashes[group] { return hash }
-        var input = Array("agrp\u{0}".utf8)
-        input.append(contentsOf: group.utf8)
+        var input: [UInt8] = Array("agrp".utf8) + [0]
+        input.appendUTF8(group)
         let hash = try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
         if groupHashes.count > 1024 { groupHashes.removeAll() }
         groupHashes[group] = hash
@@ -42,15 +47,18 @@ final class BlindIndex {
     func primaryKey(
         itemClass: ItemClass, accessGroup: String, synchronizable: Bool, attributes: ItemAttributes
     ) throws(EngineError) -> Data {
-        var input = Array("pk1\u{0}\(itemClass.rawValue)\u{0}".utf8)
-        Self.appendField(Array(accessGroup.utf8), to: &input)
+        var input: [UInt8] = [UInt8(ascii: "p"), UInt8(ascii: "k"), UInt8(ascii: "1"), 0]
+        input.reserveCapacity(128)
+        input.appendUTF8(itemClass.rawValue)
+        input.append(0)
+        input.appendLengthPrefixedUTF8(accessGroup)
         input.append(synchronizable ? 1 : 0)
         for attribute in itemClass.primaryKey {
-            input.append(contentsOf: attribute.rawValue.utf8)
+            input.appendUTF8(attribute.rawValue)
             switch attributes[attribute] ?? Self.emptyValue(of: attribute) {
-            case .string(let text): Self.appendField(Array(text.utf8), to: &input)
-            case .integer(let number): AttributeCoder.appendLittleEndian(UInt64(bitPattern: number), to: &input)
-            case .data(let data): Self.appendField(Array(data), to: &input)
+            case .string(let text): input.appendLengthPrefixedUTF8(text)
+            case .integer(let number): input.appendLittleEndian(UInt64(bitPattern: number))
+            case .data(let data): input.appendLengthPrefixed(data)
             case .date, .bool: break
             }
         }
@@ -60,10 +68,5 @@ final class BlindIndex {
     /// The value a missing primary-key attribute counts as: empty text, or zero.
     static func emptyValue(of attribute: AttributeKey) -> AttributeValue {
         attribute.valueType == .integer ? .integer(0) : .string("")
-    }
-
-    private static func appendField(_ bytes: [UInt8], to input: inout [UInt8]) {
-        AttributeCoder.appendLittleEndian(UInt32(bytes.count), to: &input)
-        input.append(contentsOf: bytes)
     }
 }

@@ -72,7 +72,13 @@ final class Database {
     func query(
         _ sql: String, _ bindings: [SQLValue] = [], _ body: (Row) throws(EngineError) -> Bool
     ) throws(EngineError) {
-        let statement = try prepared(sql)
+        try query(try prepared(sql), bindings, body)
+    }
+
+    /// Runs a statement prepared by ``prepared(_:)`` (hot paths keep it, sparing the lookup by SQL text).
+    func query(
+        _ statement: Statement, _ bindings: [SQLValue], _ body: (Row) throws(EngineError) -> Bool
+    ) throws(EngineError) {
         try statement.bind(bindings)
         defer { statement.reset() }
         while try statement.step() {
@@ -109,7 +115,8 @@ final class Database {
         }
     }
 
-    private func prepared(_ sql: String) throws(EngineError) -> Statement {
+    /// The statement of `sql`, prepared once per connection.
+    func prepared(_ sql: String) throws(EngineError) -> Statement {
         if let statement = statements[sql] { return statement }
         var pointer: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
@@ -221,6 +228,13 @@ struct Row {
     func text(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(statement.pointer, column) else { return "" }
         return String(cString: text)
+    }
+
+    /// A blob column's bytes in SQLite's memory (empty when NULL), valid only until the query moves to the next
+    /// row: the hot path reads sealed columns through it without copying them.
+    func unsafeBlob(_ column: Int32) -> UnsafeRawBufferPointer {
+        let bytes = sqlite3_column_blob(statement.pointer, column)
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement.pointer, column)))
     }
 
     /// A blob column, or `nil` when NULL.

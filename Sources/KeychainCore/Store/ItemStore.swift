@@ -19,7 +19,7 @@ struct CandidateFilter {
 /// the primary-key hash of live rows), never a read-then-write.
 final class ItemStore {
     let database: Database
-    private var sql = CandidateSQL()
+    private var candidateStatements = CandidateStatements()
 
     init(database: Database) {
         self.database = database
@@ -35,7 +35,7 @@ final class ItemStore {
                 secret)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Self.nextSequence), ?, ?, ?, ?)
             """,
-            [.blob(item.uuid)] + Self.values(of: item))
+            [.blob(PersistentReference.bytes(of: item.uuid))] + Self.values(of: item))
     }
 
     /// Rewrites a row in place (its UUID stays); a duplicate primary key throws
@@ -67,6 +67,7 @@ final class ItemStore {
         _ filter: CandidateFilter, _ body: (StoredRow) throws(EngineError) -> Bool
     ) throws(EngineError) {
         var bindings: [SQLValue] = []
+        bindings.reserveCapacity(8)
         if let itemClass = filter.itemClass { bindings.append(.text(itemClass.rawValue)) }
         if let uuid = filter.uuid { bindings.append(.blob(uuid)) }
         if let synchronizable = filter.synchronizable { bindings.append(.integer(synchronizable ? 1 : 0)) }
@@ -74,7 +75,8 @@ final class ItemStore {
         if let groups = filter.groupHashes { bindings += groups.map { .blob($0) } }
         if let keys = filter.primaryKeyHashes { bindings += keys.map { .blob($0) } }
         bindings += filter.indexHashes.map { .blob($0.1) }
-        try database.query(sql.candidates(filter), bindings) { (row: Row) throws(EngineError) -> Bool in
+        let statement = try candidateStatements.statement(for: filter, in: database)
+        try database.query(statement, bindings) { (row: Row) throws(EngineError) -> Bool in
             try body(try StoredRow(row))
         }
     }
@@ -92,16 +94,16 @@ final class ItemStore {
     }
 }
 
-/// The SELECT of each shape of candidate filter, built once: the hot path does no string work.
-private struct CandidateSQL {
-    private var cache: [Int: String] = [:]
+/// The SELECT of each shape of candidate filter, built and prepared once: the hot path does no string work.
+private struct CandidateStatements {
+    private var cache: [Int: Statement] = [:]
 
-    mutating func candidates(_ filter: CandidateFilter) -> String {
+    mutating func statement(for filter: CandidateFilter, in database: Database) throws(EngineError) -> Statement {
         let shape = Self.shape(of: filter)
-        if let sql = cache[shape] { return sql }
-        let sql = Self.build(filter)
-        cache[shape] = sql
-        return sql
+        if let statement = cache[shape] { return statement }
+        let statement = try database.prepared(Self.build(filter))
+        cache[shape] = statement
+        return statement
     }
 
     /// Everything the SQL text depends on, packed into an integer (bindings are not part of it).
@@ -132,7 +134,9 @@ private struct CandidateSQL {
             conditions.append(groups.count == 1 ? "\(column) = ?" : "\(column) IN (\(placeholders))")
         }
         if let keys = filter.primaryKeyHashes {
-            conditions.append(keys.count == 1 ? "pk = ?" : "pk IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))")
+            conditions.append(
+                keys.count == 1
+                    ? "pk = ?" : "pk IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))")
         }
         for (attribute, _) in filter.indexHashes { conditions.append("\(attribute.rawValue) = ?") }
         return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.joined(separator: " AND ")) ORDER BY rowid"
