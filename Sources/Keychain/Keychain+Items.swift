@@ -57,7 +57,7 @@ extension Keychain {
     }
 
     /// The generic passwords a query matches, attributes only (secrets are read one item at a time with
-    /// ``secret(for:)-(GenericPassword)``). Empty when none match; a locked item among the candidates throws
+    /// `secret(for:)`). Empty when none match; a locked item among the candidates throws
     /// ``KeychainError/interactionNotAllowed``.
     public func items(matching query: GenericPassword.Query) throws(KeychainError) -> [GenericPassword] {
         try itemsMatching(query)

@@ -4,7 +4,7 @@ import KeychainCore
 /// not on one configuration: every ``Keychain`` value on the same directory shares the state.
 ///
 /// With no passcode every item is available. With one, an opened keychain starts locked: items of
-/// ``Accessibility/whenUnlocked`` (and its kin) throw ``KeychainError/interactionNotAllowed`` until ``unlock(passcode:)``;
+/// ``Accessibility/whenUnlocked`` (and its kin) throw ``KeychainError/interactionNotAllowed`` until `unlock(passcode:)`;
 /// ``Accessibility/afterFirstUnlock`` items stay available after the first unlock, ``Accessibility/always`` items
 /// always. Stretching a passcode takes about 0.45 s (``PasscodeHashing/standard``): prefer the `async` variants.
 extension Keychain {
@@ -17,7 +17,7 @@ extension Keychain {
 
     /// Sets a passcode on a keychain that has none; the keychain is unlocked afterwards. Throws
     /// ``KeychainError/param`` when the passcode is empty or one is already set (use
-    /// ``changePasscode(from:to:)``).
+    /// `changePasscode(from:to:)`).
     public func setPasscode(_ passcode: String) throws(KeychainError) {
         try performOnKeybag("cannot set the passcode") { (connection) throws(EngineError) in
             let backend = try connection.backend()

@@ -8,7 +8,7 @@ import KeychainCore
 extension Keychain {
     /// Moves every item of the key-value API (this keychain's service, access group and synchronizable flag) to
     /// `accessibility`; returns how many moved. Configure later writes to match with
-    /// ``accessibility(_:)``, since ``set(_:for:)`` writes with the keychain's accessibility.
+    /// ``accessibility(_:)``, since `set(_:for:)` writes with the keychain's accessibility.
     @discardableResult
     public func migrateAccessibility(to accessibility: Accessibility) throws(KeychainError) -> Int {
         try migrate(valueQuery(nil), to: accessibility, "the keys of service \"\(service)\"")

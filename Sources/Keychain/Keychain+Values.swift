@@ -35,7 +35,7 @@ extension Keychain {
         return try ValueCoding.decode(type, from: data, key: key)
     }
 
-    /// Whether the key has an item. Reads attributes only; throws like ``get(_:)`` (a locked keychain is an error,
+    /// Whether the key has an item. Reads attributes only; throws like `get(_:)` (a locked keychain is an error,
     /// not `false`).
     public func contains(_ key: String) throws(KeychainError) -> Bool {
         try perform("cannot look up \(describe(key))") { (connection, caller) throws(EngineError) -> Bool in

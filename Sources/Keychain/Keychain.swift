@@ -18,7 +18,7 @@ import KeychainCore
 /// ``changes()``. The files are opened on first use, so creating a value never fails; an error opening them is
 /// thrown by the first operation (and the next one tries again).
 ///
-/// The key-value API (``set(_:for:)``, ``get(_:)``, ``remove(_:)``, …) stores generic passwords whose account is
+/// The key-value API (`set(_:for:)`, `get(_:)`, `remove(_:)`, …) stores generic passwords whose account is
 /// the key and whose service is ``service``. Typed items (``GenericPassword``, ``InternetPassword``) say all
 /// their attributes themselves; the configuration does not apply to them.
 public struct Keychain: Sendable {
@@ -27,7 +27,7 @@ public struct Keychain: Sendable {
     /// The access group the key-value API writes to and reads from; `nil`: writes go to the identity's first
     /// group and reads see every group it is entitled to.
     public private(set) var accessGroup: String?
-    /// The accessibility the key-value API writes items with; ``set(_:for:)`` also moves an existing item to it.
+    /// The accessibility the key-value API writes items with; `set(_:for:)` also moves an existing item to it.
     public private(set) var accessibility: Accessibility = .whenUnlocked
     /// Whether the key-value API works on synchronizable items (`true`) or on local ones (`false`, the default).
     /// The two are separate: a key can exist once of each kind.

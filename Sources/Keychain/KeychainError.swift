@@ -4,7 +4,7 @@ import KeychainCore
 /// The one error the `Keychain` API throws: Apple's `OSStatus` for what went wrong and a message that names the
 /// cause (the key, the attribute, the protection class or the access group at fault).
 ///
-/// Only a missing item is not an error where an optional answer says it (``Keychain/get(_:)`` returns `nil`);
+/// Only a missing item is not an error where an optional answer says it (`get(_:)` returns `nil`);
 /// a locked keychain (``interactionNotAllowed``), a missing entitlement, a wrong passcode, a damaged or altered
 /// item (``decode``) and a bad parameter are always thrown.
 ///

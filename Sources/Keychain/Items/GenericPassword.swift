@@ -3,7 +3,7 @@ import KeychainCore
 
 /// A generic password (`kSecClassGenericPassword`): a secret identified by an account and a service, with all of
 /// its attributes. The value holds attributes only, never the secret: enumerating items cannot leak secrets in
-/// bulk, and the value is safe to log. ``Keychain/secret(for:)-(GenericPassword)`` reads the secret of one item.
+/// bulk, and the value is safe to log. `secret(for:)` reads the secret of one item.
 ///
 /// Two generic passwords with the same account, service, access group and synchronizable flag are the same item
 /// (adding the second throws ``KeychainError/duplicateItem``); every other attribute can differ.
