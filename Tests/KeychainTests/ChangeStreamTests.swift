@@ -107,4 +107,39 @@ struct ChangeStreamTests {
         for index in 0..<(limit + 5) { try await keychain.set("v", for: "k\(index)") }
         #expect(await first(1, of: changes) == ["added k5"])
     }
+
+    @Test("Cancelling the iterating task ends the stream and removes its observer")
+    func cancellation() async throws {
+        let keychain = try TestKeychain(.inMemory).keychain
+        let changes = try keychain.changes()
+        let consumer = Task {
+            var count = 0
+            for await _ in changes { count += 1 }
+            return count
+        }
+        try await keychain.set("v", for: "k")
+        consumer.cancel()
+        #expect(await consumer.value <= 1)
+        #expect(!keychain.connection.changes.isObserved)
+    }
+
+    @Test("Concurrent writers: every add is reported exactly once")
+    func concurrentWriters() async throws {
+        let fixture = try TestKeychain()
+        let changes = try fixture.keychain.changes()
+        let writers = [fixture.keychain, try fixture.reopened()]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask { try await writers[index % 2].set("v", for: "k\(index)") }
+            }
+            try await group.waitForAll()
+        }
+        var accounts: [String] = []
+        for await change in changes {
+            guard case .added(let item) = change else { continue }
+            accounts.append(item.account)
+            if accounts.count == 200 { break }
+        }
+        #expect(Set(accounts) == Set((0..<200).map { "k\($0)" }))
+    }
 }

@@ -23,13 +23,14 @@ struct DefaultsTests {
     @Test("The default identity is the executable's name, or the entitlements file's")
     func defaultIdentity() throws {
         let home = try TemporaryDirectory()
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
+        let executable = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        ).lastPathComponent
         let resolved = try Keychain.$environmentOverride.withValue(["KEYCHAIN_HOME": home.keychain.path]) {
             try ApplicationIdentity.current()
         }
-        #expect(resolved.accessGroups == [resolved.applicationIdentifier])
-        #expect(!resolved.applicationIdentifier.isEmpty)
-        #expect(executable.hasPrefix(resolved.applicationIdentifier) || resolved.applicationIdentifier == executable)
+        #expect(resolved.applicationIdentifier == executable)
+        #expect(resolved.accessGroups == [executable])
 
         let entitlements = home.url.appendingPathComponent("app.entitlements")
         try Data(

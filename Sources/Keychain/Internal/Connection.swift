@@ -60,7 +60,11 @@ final class Connection: Sendable {
         let backend = try backend()
         return try writeLock.withLock { (_) throws(EngineError) -> Item in
             let added = try backend.add(item, for: caller)
-            changes.publish([ItemChangeRecord(kind: .added, item: added, previous: nil)])
+            if changes.isObserved {
+                var withoutSecret = added
+                withoutSecret.data = nil
+                changes.publish([ItemChangeRecord(kind: .added, item: withoutSecret, previous: nil)])
+            }
             return added
         }
     }
