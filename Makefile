@@ -3,7 +3,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench soak clean
+.PHONY: bootstrap build test lint demo bench soak docs clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -30,6 +30,17 @@ bench: bootstrap
 soak: bootstrap
 	$(SWIFT) build --build-tests
 	KEYCHAIN_SOAK=1 $(SWIFT) test --skip-build --filter Soak
+
+# The Keychain module's DocC archive: public symbol graphs from `swift package dump-symbol-graph`, then the
+# toolchain's docc over the catalog.
+DOCC ?= $(dir $(realpath $(shell command -v $(SWIFT))))docc
+docs: bootstrap
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
+	rm -rf .build/docs/symbol-graphs && mkdir -p .build/docs/symbol-graphs
+	cp $$($(SWIFT) build --show-bin-path)/../symbolgraph/Keychain.symbols.json .build/docs/symbol-graphs/
+	$(DOCC) convert Sources/Keychain/Keychain.docc --additional-symbol-graph-dir .build/docs/symbol-graphs \
+		--fallback-display-name Keychain --fallback-bundle-identifier swift-keychain.Keychain \
+		--warnings-as-errors --output-path .build/docs/Keychain.doccarchive
 
 clean:
 	rm -rf .build

@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
     name: "swift-keychain",
     products: [
-        .library(name: "KeychainCore", targets: ["KeychainCore"])
+        .library(name: "KeychainCore", targets: ["KeychainCore"]),
+        .library(name: "Keychain", targets: ["Keychain"]),
     ],
     targets: [
         .systemLibrary(
@@ -21,6 +22,10 @@ let package = Package(
             name: "KeychainCore",
             dependencies: ["CSodium", "CSQLite"]
         ),
+        .target(
+            name: "Keychain",
+            dependencies: ["KeychainCore"]
+        ),
         .executableTarget(
             name: "keychain-bench",
             dependencies: ["KeychainCore", "CSQLite"]
@@ -36,6 +41,10 @@ let package = Package(
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: ["KeychainCore", "CSQLite"]
+        ),
+        .testTarget(
+            name: "KeychainTests",
+            dependencies: ["Keychain", "KeychainCore", "CSQLite"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,29 @@
+import Foundation
+import KeychainCore
+import Synchronization
+
+/// The connections open in this process, one per keychain directory, so every ``Keychain`` value on a directory
+/// shares one engine, one lock state and one change stream.
+///
+/// Entries are weak: a keychain's engine closes when the last value using it is released.
+enum ConnectionRegistry {
+    private struct Entry {
+        weak var connection: Connection?
+    }
+
+    private static let entries = Mutex<[String: Entry]>([:])
+
+    /// The connection to the keychain in `directory`, created (not yet opened) when none is open. The first one
+    /// created decides the options.
+    static func connection(to directory: URL, options: EngineOptions) -> Connection {
+        let key = directory.standardizedFileURL.resolvingSymlinksInPath().path
+        return entries.withLock { entries in
+            if let connection = entries[key]?.connection { return connection }
+            entries = entries.filter { $0.value.connection != nil }
+            let connection = Connection(
+                storage: .directory(URL(fileURLWithPath: key, isDirectory: true)), options: options)
+            entries[key] = Entry(connection: connection)
+            return connection
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import KeychainCore
+
+/// Keybag control, for apps that own their keychain: the passcode and the lock state. They act on the keychain,
+/// not on one configuration: every ``Keychain`` value on the same directory shares the state.
+///
+/// With no passcode every item is available. With one, an opened keychain starts locked: items of
+/// ``Accessibility/whenUnlocked`` (and its kin) throw ``KeychainError/interactionNotAllowed`` until `unlock(passcode:)`;
+/// ``Accessibility/afterFirstUnlock`` items stay available after the first unlock, ``Accessibility/always`` items
+/// always. Stretching a passcode takes about 0.45 s (``PasscodeHashing/standard``): prefer the `async` variants.
+extension Keychain {
+    /// The keychain's lock state.
+    public func keybagState() throws(KeychainError) -> KeybagState {
+        try performOnKeybag("cannot read the lock state") { (connection) throws(EngineError) -> KeybagState in
+            KeybagState(try connection.backend().keybagStatus())
+        }
+    }
+
+    /// Sets a passcode on a keychain that has none; the keychain is unlocked afterwards. Throws
+    /// ``KeychainError/param`` when the passcode is empty or one is already set (use
+    /// `changePasscode(from:to:)`).
+    public func setPasscode(_ passcode: String) throws(KeychainError) {
+        try performOnKeybag("cannot set the passcode") { (connection) throws(EngineError) in
+            let backend = try connection.backend()
+            guard try !backend.keybagStatus().hasPasscode else {
+                throw EngineError(
+                    .param, "the keychain already has a passcode: change it with changePasscode(from:to:)")
+            }
+            try backend.setPasscode(passcode, current: nil)
+        }
+    }
+
+    /// Changes the passcode. Only the class keys are rewrapped; items are untouched. Throws
+    /// ``KeychainError/authFailed`` when `current` is wrong (it counts towards the waits after wrong passcodes).
+    public func changePasscode(from current: String, to new: String) throws(KeychainError) {
+        try performOnKeybag("cannot change the passcode") { (connection) throws(EngineError) in
+            try connection.backend().setPasscode(new, current: current)
+        }
+    }
+
+    /// Removes the passcode: every item becomes available, and ``Accessibility/whenPasscodeSetThisDeviceOnly``
+    /// items are deleted (the change stream reports them as removed). Throws ``KeychainError/authFailed`` when
+    /// `current` is wrong.
+    public func removePasscode(_ current: String) throws(KeychainError) {
+        try performOnKeybag("cannot remove the passcode") { (connection) throws(EngineError) in
+            try connection.removePasscode(current: current)
+        }
+    }
+
+    /// Unlocks the keychain. Throws ``KeychainError/authFailed`` for a wrong passcode and, after five in a row,
+    /// ``KeychainError/interactionNotAllowed`` until the wait (1, 5, 15, then 60 minutes) is over. No effect
+    /// without a passcode.
+    public func unlock(passcode: String) throws(KeychainError) {
+        try performOnKeybag("cannot unlock the keychain") { (connection) throws(EngineError) in
+            try connection.backend().unlock(passcode: passcode)
+        }
+    }
+
+    /// Locks the keychain: the keys of the classes that need the unlocked state are discarded. No effect without
+    /// a passcode.
+    public func lock() throws(KeychainError) {
+        try performOnKeybag("cannot lock the keychain") { (connection) throws(EngineError) in
+            try connection.backend().lock()
+        }
+    }
+}

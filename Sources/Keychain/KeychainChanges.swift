@@ -1,0 +1,43 @@
+/// The changes to the items a query matches, made by this process through any ``Keychain`` value on the same
+/// keychain, in the order they were made.
+///
+/// The sequence starts when it is created (changes made before iteration begins are kept), never finishes on its
+/// own, and ends when the iterating task is cancelled or the sequence is dropped. It keeps the keychain open while
+/// it exists. Writes by other processes, or through the `Security` module, are not reported.
+///
+/// Buffering is bounded: at most ``bufferLimit`` changes wait for a slow consumer; past that the oldest are
+/// dropped, so a consumer that falls that far behind should read the items again.
+public struct KeychainChanges<Item: Sendable>: AsyncSequence, Sendable {
+    /// A change.
+    public typealias Element = KeychainChange<Item>
+    /// Iterating never throws.
+    public typealias Failure = Never
+
+    /// How many changes wait for the consumer at most before the oldest are dropped.
+    public static var bufferLimit: Int { 1_000 }
+
+    let stream: AsyncStream<Element>
+    let connection: Connection
+
+    /// Creates the iterator.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: stream.makeAsyncIterator(), connection: connection)
+    }
+
+    /// The iterator over changes.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Element>.Iterator
+        /// Keeps the keychain, and so its observers, alive while iterating.
+        let connection: Connection
+
+        /// The next change, waiting for one.
+        public mutating func next() async -> Element? {
+            await base.next()
+        }
+
+        /// The next change, waiting for one on the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await base.next(isolation: actor)
+        }
+    }
+}
