@@ -55,10 +55,16 @@ public final class Engine: KeychainBackend {
     }
 
     /// Loads every class key after checking the passcode; a wrong one counts towards the escalating waits.
+    ///
+    /// The passcode is stretched (Argon2id, about half a second at the standard cost) outside the engine's lock:
+    /// other threads keep working meanwhile.
     public func unlock(passcode: String) throws(EngineError) {
-        let now = options.now()
-        try state.withLock { (state) throws(EngineError) in
-            try state.keybag.unlock(passcode: passcode, in: state.database, now: now)
+        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+            guard let stored else { return true }
+            let stretched = try StretchedPasscode(passcode, parameters: stored)
+            return try state.withLock { (state) throws(EngineError) -> Bool in
+                try state.keybag.unlock(with: stretched, in: state.database, now: now)
+            }
         }
     }
 
@@ -69,18 +75,47 @@ public final class Engine: KeychainBackend {
 
     /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
     public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
-        let now = options.now()
-        try state.withLock { (state) throws(EngineError) in
-            try state.keybag.setPasscode(passcode, current: current, in: state.database, now: now)
+        let cost = options.passcodeCost
+        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+            let currentKey: StretchedPasscode?
+            switch (stored, current) {
+            case (nil, _): currentKey = nil
+            case (let stored?, let current?): currentKey = try StretchedPasscode(current, parameters: stored)
+            case (.some, nil): throw EngineError(.authFailed, "the current passcode is required")
+            }
+            let newKey = try StretchedPasscode(newPasscode: passcode, cost: cost)
+            return try state.withLock { (state) throws(EngineError) -> Bool in
+                try state.keybag.setPasscode(newKey, current: currentKey, in: state.database, now: now)
+            }
         }
     }
 
     /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted.
     public func removePasscode(current: String) throws(EngineError) {
-        let now = options.now()
-        try state.withLock { (state) throws(EngineError) in
-            try state.keybag.removePasscode(current: current, in: state.database, now: now)
+        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+            let currentKey = try stored.map { (stored) throws(EngineError) in
+                try StretchedPasscode(current, parameters: stored)
+            }
+            return try state.withLock { (state) throws(EngineError) -> Bool in
+                try state.keybag.removePasscode(current: currentKey, in: state.database, now: now)
+            }
         }
+    }
+
+    /// Runs a passcode operation in three steps: read the stored salt and cost under the lock, stretch outside
+    /// it, apply under it again. `body` returns `false` when the passcode changed in between (another thread or
+    /// process); the operation then starts over, a few times at most.
+    private func withStretchedPasscode(
+        _ body: (KeybagRecord.Passcode?, Date) throws(EngineError) -> Bool
+    ) throws(EngineError) {
+        for _ in 0..<3 {
+            let now = options.now()
+            let stored = try state.withLock { (state) throws(EngineError) -> KeybagRecord.Passcode? in
+                try state.keybag.passcodeParameters(in: state.database, now: now)
+            }
+            if try body(stored, now) { return }
+        }
+        throw EngineError(.authFailed, "the passcode kept changing while it was being checked; try again")
     }
 
     /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never, the default).

@@ -22,6 +22,10 @@ public protocol KeychainBackend: Sendable {
     func setPasscode(_ passcode: String, current: String?) throws(EngineError)
     /// Removes the passcode, deleting the items that need one.
     func removePasscode(current: String) throws(EngineError)
+    /// Whether items of a protection class can be read and written now.
+    func isAvailable(_ protectionClass: ProtectionClass) -> Bool
+    /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never).
+    func setEraseAfter(failures: Int) throws(EngineError)
 }
 
 /// The keybag's state as a caller sees it.

@@ -90,11 +90,22 @@ final class Keybag {
 
     // MARK: Lock and unlock
 
-    /// Loads every class key after checking the passcode.
-    func unlock(passcode: String, in database: Database, now: Date) throws(EngineError) {
+    /// The salt and cost to stretch a passcode with, or `nil` when no passcode is set. Re-reads the stored keybag
+    /// and refuses while a wait after wrong passcodes runs, so a refused attempt costs no Argon2id.
+    func passcodeParameters(in database: Database, now: Date) throws(EngineError) -> KeybagRecord.Passcode? {
         try reload(from: database)
-        guard hasPasscode else { return }
-        try load(try verify(passcode: passcode, in: database, now: now))
+        try checkRetryAllowed(now: now)
+        return record.passcode
+    }
+
+    /// Loads every class key after checking the passcode, stretched by the caller with
+    /// ``passcodeParameters(in:now:)``. Returns `false`, changing nothing, when the passcode was changed meanwhile.
+    func unlock(with passcode: StretchedPasscode, in database: Database, now: Date) throws(EngineError) -> Bool {
+        try reload(from: database)
+        guard hasPasscode else { return true }
+        guard passcode.matches(record.passcode) else { return false }
+        try load(try verify(passcode, in: database, now: now))
+        return true
     }
 
     /// Discards the keys of the classes that need the unlocked state. No effect without a passcode.
@@ -108,27 +119,32 @@ final class Keybag {
 
     // MARK: Passcode
 
-    /// Sets or changes the passcode. Changing it rewraps the class keys only; items are untouched.
-    func setPasscode(_ newPasscode: String, current: String?, in database: Database, now: Date) throws(EngineError) {
-        guard !newPasscode.isEmpty else { throw .param("the new passcode is empty") }
+    /// Sets or changes the passcode (both stretched by the caller: the current one with
+    /// ``passcodeParameters(in:now:)``, the new one with a fresh salt). Changing it rewraps the class keys only;
+    /// items are untouched. Returns `false`, changing nothing, when the passcode was changed meanwhile.
+    func setPasscode(
+        _ newPasscode: StretchedPasscode, current: StretchedPasscode?, in database: Database, now: Date
+    ) throws(EngineError) -> Bool {
         try reload(from: database)
+        guard current?.matches(record.passcode) ?? (record.passcode == nil) else { return false }
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
         if keys[.akpu] == nil { keys[.akpu] = try SecretKey.random() }
-        let salt = try RandomBytes.make(count: PasscodeHash.saltByteCount)
-        let cost = try newPasscodeCost.validated()
-        let passcodeKey = try PasscodeHash.deriveKey(passcode: newPasscode, salt: salt, cost: cost)
         var record = self.record
-        record.passcode = KeybagRecord.Passcode(salt: salt, cost: cost)
-        try rewrap(keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: passcodeKey))
+        record.passcode = newPasscode.parameters
+        try rewrap(
+            keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: newPasscode.key))
         try database.writeTransaction { () throws(EngineError) in try record.save(to: database) }
         self.record = record
         try load(keys)
+        return true
     }
 
     /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted with their key.
-    func removePasscode(current: String, in database: Database, now: Date) throws(EngineError) {
+    /// Returns `false`, changing nothing, when the passcode was changed meanwhile.
+    func removePasscode(current: StretchedPasscode?, in database: Database, now: Date) throws(EngineError) -> Bool {
         try reload(from: database)
         guard hasPasscode else { throw EngineError(.param, "the keychain has no passcode to remove") }
+        guard let current, current.matches(record.passcode) else { return false }
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
         keys[.akpu] = nil
         var record = self.record
@@ -142,6 +158,7 @@ final class Keybag {
         self.record = record
         loaded[.akpu] = nil
         try load(keys)
+        return true
     }
 
     /// Sets how many consecutive wrong passcodes erase the keychain (`0`: never, the default).
@@ -174,28 +191,30 @@ final class Keybag {
     /// The KEK-wrapped keys, opened with the current passcode (checked, with failures counted) or, without a
     /// passcode, with the device key alone.
     private func currentGuardedKeys(
-        current: String?, in database: Database, now: Date
+        current: StretchedPasscode?, in database: Database, now: Date
     ) throws(EngineError) -> [KeybagRecord.KeyName: SecretKey] {
         guard hasPasscode else {
             return try openGuardedKeys(with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil))
         }
         guard let current else { throw EngineError(.authFailed, "the current passcode is required") }
-        return try verify(passcode: current, in: database, now: now)
+        return try verify(current, in: database, now: now)
     }
 
-    /// Checks a passcode against the stored keybag, honouring and updating the failure counter.
+    /// Throws while a wait after wrong passcodes runs.
+    private func checkRetryAllowed(now: Date) throws(EngineError) {
+        guard now < record.retryAfter else { return }
+        let seconds = Int(record.retryAfter.timeIntervalSince(now).rounded(.up))
+        throw EngineError(
+            .interactionNotAllowed,
+            "passcode entry is suspended after \(record.failedAttempts) wrong passcodes: try again in \(seconds) s")
+    }
+
+    /// Checks a stretched passcode against the stored keybag, honouring and updating the failure counter.
     private func verify(
-        passcode: String, in database: Database, now: Date
+        _ passcode: StretchedPasscode, in database: Database, now: Date
     ) throws(EngineError) -> [KeybagRecord.KeyName: SecretKey] {
-        guard let stored = record.passcode else { throw EngineError(.param, "the keychain has no passcode") }
-        if now < record.retryAfter {
-            let seconds = Int(record.retryAfter.timeIntervalSince(now).rounded(.up))
-            throw EngineError(
-                .interactionNotAllowed,
-                "passcode entry is suspended after \(record.failedAttempts) wrong passcodes: try again in \(seconds) s")
-        }
-        let passcodeKey = try PasscodeHash.deriveKey(passcode: passcode, salt: stored.salt, cost: stored.cost)
-        let kek = try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: passcodeKey)
+        try checkRetryAllowed(now: now)
+        let kek = try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: passcode.key)
         let keys: [KeybagRecord.KeyName: SecretKey]
         do throws(EngineError) {
             keys = try openGuardedKeys(with: kek)
