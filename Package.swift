@@ -6,6 +6,10 @@ let package = Package(
     products: [
         .library(name: "KeychainCore", targets: ["KeychainCore"]),
         .library(name: "Keychain", targets: ["Keychain"]),
+        // The macOS `security` tool's verbs. The target is not named `security`: next to the `Security` module its
+        // directory and module files would differ from Security's only by case, which a case-insensitive file
+        // system (macOS's, Windows') cannot hold apart.
+        .executable(name: "security", targets: ["security-tool"]),
     ],
     targets: [
         .systemLibrary(
@@ -31,8 +35,8 @@ let package = Package(
             dependencies: ["KeychainCore", "CSQLite"]
         ),
         .executableTarget(
-            name: "keychain-demo",
-            dependencies: ["KeychainCore"]
+            name: "security-tool",
+            dependencies: ["Keychain"]
         ),
         .executableTarget(
             name: "keychain-stress",
@@ -45,6 +49,10 @@ let package = Package(
         .testTarget(
             name: "KeychainTests",
             dependencies: ["Keychain", "KeychainCore", "CSQLite"]
+        ),
+        .testTarget(
+            name: "SecurityCLITests",
+            dependencies: ["security-tool", "Keychain"]
         ),
     ],
     swiftLanguageModes: [.v6]

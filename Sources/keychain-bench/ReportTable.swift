@@ -67,6 +67,12 @@ struct ReportTable {
         let unlockOK = report.unlock_ms >= 200 && report.unlock_ms <= 600
         lines.append(
             "  unlock (\(report.unlock_cost)): \(format(report.unlock_ms, 0)) ms (200–600) — \(check(unlockOK))")
+        if let cli = report.cli_find_ms {
+            lines.append(
+                "  security find-generic-password -w, whole process: \(format(cli, 2)) ms (≤ 5) — \(check(cli <= 5))")
+        } else {
+            lines.append("  security find-generic-password -w: not measured (no release `security` beside the bench)")
+        }
         return lines
     }
 }

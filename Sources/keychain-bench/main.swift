@@ -9,6 +9,8 @@ struct Report: Codable {
     var peak_rss_mb: Double
     var unlock_ms: Double
     var unlock_cost: String
+    /// `security find-generic-password -w` as a whole process, median ms (absent when `security` is not built).
+    var cli_find_ms: Double?
 }
 
 func temporaryDirectory() throws -> URL {
@@ -66,7 +68,8 @@ do {
     }
     let peak = peakResidentMegabytes()
     let report = Report(
-        results: results, peak_rss_mb: peak, unlock_ms: try measureUnlock(), unlock_cost: "\(PasscodeCost.standard)")
+        results: results, peak_rss_mb: peak, unlock_ms: try measureUnlock(), unlock_cost: "\(PasscodeCost.standard)",
+        cli_find_ms: try CLIBench.medianFindMilliseconds())
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -1,0 +1,32 @@
+import Foundation
+import KeychainCore
+
+/// Whole keychains on disk: where the default one lives, whether one exists, and deleting one. For tools that
+/// manage keychains (the `security` command); apps simply use a ``Keychain``, which creates its directory on first
+/// use.
+extension Keychain {
+    /// The default keychain directory: `$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else
+    /// `~/.local/share/swift-keychain`.
+    public static var defaultDirectory: URL {
+        KeychainStorage.defaultDirectory(environment: environment)
+    }
+
+    /// Whether `directory` holds a keychain (its database or its device key). Creates nothing.
+    public static func exists(in directory: URL) -> Bool {
+        KeychainStorage.keychainExists(in: directory)
+    }
+
+    /// Deletes the keychain in `directory`: its device key first (without it nothing left can be decrypted), then
+    /// its database files, then the directory when nothing else is left in it; other files are never touched.
+    /// Throws a `KeychainError` with status `errSecNoSuchKeychain` (-25294) when the directory holds no keychain.
+    ///
+    /// Release every ``Keychain`` value on the directory first: an engine still open would keep using deleted
+    /// files.
+    public static func delete(in directory: URL) throws(KeychainError) {
+        do {
+            try KeychainStorage.removeKeychain(in: directory)
+        } catch {
+            throw KeychainError(error, doing: "cannot delete the keychain in \(directory.path)")
+        }
+    }
+}

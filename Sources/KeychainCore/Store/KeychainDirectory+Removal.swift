@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Recognising and removing an on-disk keychain, for tools that create and delete whole keychains.
+extension KeychainDirectory {
+    /// The device key first: once it is gone nothing left in the directory can be decrypted, so a removal
+    /// interrupted half-way leaves no readable secret behind. Then SQLite's WAL and shared-memory files, then the
+    /// database.
+    private var filesInRemovalOrder: [String] {
+        [deviceKeyPath, databasePath + "-wal", databasePath + "-shm", databasePath]
+    }
+
+    /// Whether the directory holds a keychain: a database that is a SQLite file (or still empty, as `prepare()`
+    /// leaves it until SQLite writes its header), or a device key.
+    var holdsKeychain: Bool {
+        Self.file(at: databasePath, startsWith: Array("SQLite format 3\0".utf8), orIsEmpty: true)
+            || Self.file(at: deviceKeyPath, startsWith: Array("SKDK".utf8), orIsEmpty: false)
+    }
+
+    /// Removes the keychain's files, then the directory when nothing else is left in it. Throws
+    /// `noSuchKeychain` when the directory holds no keychain, and removes nothing then.
+    func remove() throws(EngineError) {
+        guard holdsKeychain else {
+            throw EngineError(.noSuchKeychain, "\(url.path) is not a keychain (no keychain.db or device.key in it)")
+        }
+        for path in filesInRemovalOrder where unlink(path) != 0 && errno != ENOENT {
+            throw EngineError(.ioError, "cannot remove \(path): \(Self.systemError())")
+        }
+        syncDirectory()
+        // Only an empty directory goes: anything else in it is not ours to delete.
+        if rmdir(url.path) == 0 {
+            KeychainDirectory(url: url.deletingLastPathComponent()).syncDirectory()
+        }
+    }
+
+    /// Whether the file at `path` is a regular file (not a link) that begins with `prefix`, or is empty when
+    /// `orIsEmpty`.
+    private static func file(at path: String, startsWith prefix: [UInt8], orIsEmpty: Bool) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+        if status.st_size == 0 { return orIsEmpty }
+        var header = [UInt8](repeating: 0, count: prefix.count)
+        return read(descriptor, &header, header.count) == prefix.count && header == prefix
+    }
+}

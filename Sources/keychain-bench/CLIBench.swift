@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `security` command as a script runs it: one `find-generic-password -w` on a keychain without a passcode,
+/// timed as a whole process (spawn, start, open the keychain, find, print, exit, wait). The release `security` is
+/// built beside this bench (`make bench` builds both).
+enum CLIBench {
+    /// How many runs the median is taken over.
+    static let runs = 50
+
+    /// The median wall time of one run in milliseconds, or `nil` when no `security` is built beside the bench.
+    static func medianFindMilliseconds() throws -> Double? {
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let tool = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("security").path
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keychain = directory.appendingPathComponent("cli-bench").path
+        try run(tool, ["create-keychain", "-p", "", keychain])
+        try run(tool, ["add-generic-password", "-a", "bench", "-s", "cli-bench", "-w", "bench secret", keychain])
+        let find = ["find-generic-password", "-a", "bench", "-s", "cli-bench", "-w", keychain]
+        try run(tool, find)  // the first run reads the binary into the page cache
+        var timings: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try run(tool, find)
+            timings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        return timings.sorted()[runs / 2]
+    }
+
+    /// Spawns the tool with standard output to `/dev/null` and waits for it; throws unless it exits with 0.
+    private static func run(_ tool: String, _ arguments: [String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw CLIBenchError(message: "cannot start \(tool): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else {
+            throw CLIBenchError(message: "security \(arguments.joined(separator: " ")) failed (wait status \(status))")
+        }
+    }
+}
+
+/// A failed step of the CLI bench.
+struct CLIBenchError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Keychain
+
+extension Command {
+    /// `add-generic-password`: adds (or with `-U` updates) a generic password.
+    static let addGenericPassword = addPassword(
+        GenericPassword.self, name: "add-generic-password", help: "Add a generic password item.",
+        usage: """
+            [-a account] [-s service] [-w password] [options...] [-A|-T appPath] [keychain]
+                -a  Specify account name (required)
+                -c  Specify item creator (optional four-character code)
+                -C  Specify item type (optional four-character code)
+                -D  Specify kind (default is "application password")
+                -G  Specify generic attribute (optional)
+                -j  Specify comment string (optional)
+                -l  Specify label (if omitted, service name is used as default label)
+                -s  Specify service name (required)
+                -p  Specify password to be added (legacy option, equivalent to -w)
+                -w  Specify password to be added
+                -X  Specify password data to be added as a hexadecimal string
+                -A  Accepted for compatibility (access groups, not application lists, say who may read items)
+                -T  Accepted for compatibility (multiple -T options are allowed)
+                -U  Update item if it already exists (if omitted, the item cannot already exist)
+                --access-group group  Add to this access group (default: the tool's own, "security")
+                --accessibility class  When the item can be read: ak (default), ck, dk, aku, cku, dku, akpu
+
+            If no keychain is specified, the password is added to the default keychain.
+            Specify -w as the last argument to be prompted, or to read the password from standard input.
+
+            """,
+        letters: "a:c:C:D:G:j:l:s:p?w?X:UAT:", secrets: ["p", "w", "X"])
+
+    /// `add-internet-password`: adds (or with `-U` updates) an internet password.
+    static let addInternetPassword = addPassword(
+        InternetPassword.self, name: "add-internet-password", help: "Add an internet password item.",
+        usage: """
+            [-a account] [-s server] [-w password] [options...] [-A|-T appPath] [keychain]
+                -a  Specify account name (required)
+                -c  Specify item creator (optional four-character code)
+                -C  Specify item type (optional four-character code)
+                -d  Specify security domain string (optional)
+                -D  Specify kind (default is "Internet password")
+                -j  Specify comment string (optional)
+                -l  Specify label (if omitted, server name is used as default label)
+                -p  Specify path string (optional)
+                -P  Specify port number (optional)
+                -r  Specify protocol (optional four-character SecProtocolType, e.g. "http", "ftp ")
+                -s  Specify server name (required)
+                -t  Specify authentication type (optional four-character SecAuthenticationType, e.g. "dflt")
+                -w  Specify password to be added
+                -X  Specify password data to be added as a hexadecimal string
+                -A  Accepted for compatibility (access groups, not application lists, say who may read items)
+                -T  Accepted for compatibility (multiple -T options are allowed)
+                -U  Update item if it already exists (if omitted, the item cannot already exist)
+                --access-group group  Add to this access group (default: the tool's own, "security")
+                --accessibility class  When the item can be read: ak (default), ck, dk, aku, cku, dku, akpu
+
+            If no keychain is specified, the password is added to the default keychain.
+            Specify -w as the last argument to be prompted, or to read the password from standard input.
+
+            """,
+        letters: "a:c:C:d:D:j:l:p:P:r:s:t:w?X:UAT:", secrets: ["w", "X"])
+
+    private static func addPassword<Item: PasswordItemOptions>(
+        _ type: Item.Type, name: String, help: String, usage: String, letters: String, secrets: Set<Character>
+    ) -> Command {
+        Command(
+            name: name, usage: usage, help: help,
+            options: OptionSpecification(
+                letters,
+                long: [
+                    .init(name: ItemOptions.accessGroup, takesValue: true),
+                    .init(name: ItemOptions.accessibility, takesValue: true),
+                ], secrets: secrets)
+        ) { arguments, session throws(ToolFailure) in
+            var item = try Item.new(from: arguments)
+            let location = try KeychainLocation.single(arguments.positionals)
+            if let group = arguments.value(long: ItemOptions.accessGroup) {
+                item.accessGroup = group
+            } else {
+                item.accessGroup = try session.keychains.defaultAccessGroup()
+            }
+            var secret = try NewItemPassword.read(arguments, session)
+            defer { secret.resetBytes(in: 0..<secret.count) }
+            let context =
+                Item.self == GenericPassword.self
+                ? "SecKeychainItemCreateFromContent (\(location.name(or: "<default>")))"
+                : "SecKeychainAddInternetPassword \(location.name(or: "<NULL>"))"
+            let keychain = try session.keychains.keychain(at: location, context: context)
+            do throws(KeychainError) {
+                _ = try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> Item in
+                    try item.add(to: keychain, secret: secret)
+                }
+                return 0
+            } catch {
+                guard error.status == Status.duplicateItem, arguments.has("U") else { throw .keychain(error, context) }
+            }
+            do throws(KeychainError) {
+                _ = try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> Item in
+                    try item.update(in: keychain, secret: secret)
+                }
+                return 0
+            } catch {
+                throw .keychain(error, "SecKeychainItemModifyContent")
+            }
+        }
+    }
+}
+
+/// The password of a new item: `-X hex`, else `-w password` (or the legacy `-p password` of generic passwords),
+/// else, for a trailing `-w`, asked on the terminal (twice) or read from standard input; else empty, as on macOS.
+enum NewItemPassword {
+    /// The password's bytes. The caller zeroes them.
+    static func read(_ arguments: ParsedArguments, _ session: ToolSession) throws(ToolFailure) -> Data {
+        if let hex = arguments.value("X") { return try decode(hex: hex) }
+        if let password = arguments.value("w") ?? arguments.value("p") { return Data(password.utf8) }
+        guard arguments.prompted.contains("w") || arguments.prompted.contains("p") else { return Data() }
+        var typed = try session.secrets.newSecret(
+            prompt: "password data for new item: ", retypePrompt: "retype password for new item: ")
+        defer { SecretReader.zero(&typed) }
+        return Data(typed)
+    }
+
+    /// Hex digits as bytes; an odd count is read as if it began with a `0`, as macOS's tool reads it.
+    static func decode(hex: String) throws(ToolFailure) -> Data {
+        var digits = Array(hex.utf8)
+        if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
+        var bytes = Data(capacity: digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else {
+                throw .usage("-X must specify valid hex digits")
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

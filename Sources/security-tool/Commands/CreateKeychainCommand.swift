@@ -1,0 +1,76 @@
+import Foundation
+import Keychain
+
+extension Command {
+    /// `create-keychain [-P] [-p password] [keychains...]`: new keychains, each with the passcode given (none when
+    /// it is empty). Without a keychain argument it creates the default keychain, so that one can be given a
+    /// passcode before anything is stored in it.
+    static let createKeychain = Command(
+        name: "create-keychain",
+        usage: """
+            [-P] [-p password] [keychains...]
+                -p  Use "password" as the password for the keychains being created
+                -P  Prompt the user for a password (the default: on the terminal, or from standard input)
+            Use of the -p option is insecure. An empty password creates a keychain without one.
+            """,
+        help: "Create keychains.", options: OptionSpecification("Pp:", secrets: ["p"])
+    ) { arguments, session throws(ToolFailure) in
+        let locations = try KeychainLocation.all(arguments.positionals)
+        for location in locations { try checkFree(location) }
+        var password = try session.secrets.given(arguments.value("p")) { secrets throws(ToolFailure) in
+            try secrets.newSecret(
+                prompt: "password for new keychain: ", retypePrompt: "retype password for new keychain: ")
+        }
+        defer { SecretReader.zero(&password) }
+        for location in locations {
+            try create(location, passcode: password, session)
+        }
+        return 0
+    }
+
+    /// Refuses a location that holds a keychain already (`errSecDuplicateKeychain`, exit status 48) or anything
+    /// else that is not an empty directory.
+    private static func checkFree(_ location: KeychainLocation) throws(ToolFailure) {
+        let context = "SecKeychainCreate \(location.name(or: "<default>"))"
+        if Keychain.exists(in: location.directory) {
+            throw .keychain(
+                KeychainError(status: Status.duplicateKeychain, message: "a keychain exists in \(location.path)"),
+                context)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: location.path, isDirectory: &isDirectory) else { return }
+        let contents = isDirectory.boolValue ? try? FileManager.default.contentsOfDirectory(atPath: location.path) : nil
+        guard contents?.isEmpty == true else {
+            throw .failed(
+                status: Status.param,
+                message: "\(context): \(location.path) exists and is not an empty directory: name a new one")
+        }
+    }
+
+    /// Creates the keychain and sets its passcode; on failure removes what was created.
+    private static func create(
+        _ location: KeychainLocation, passcode: [UInt8], _ session: ToolSession
+    ) throws(ToolFailure) {
+        let context = "SecKeychainCreate \(location.name(or: "<default>"))"
+        // Kept open, so a `security -i` session goes on with the new keychain unlocked, as macOS leaves it.
+        if let error = setUp(try session.keychains.opening(location), passcode: passcode) {
+            session.keychains.close(location)
+            try? Keychain.delete(in: location.directory)
+            throw .keychain(error, context)
+        }
+    }
+
+    /// Opens a new keychain (so its directory, device key and database exist) and sets its passcode; returns what
+    /// failed, if anything.
+    private static func setUp(_ keychain: Keychain, passcode: [UInt8]) -> KeychainError? {
+        do throws(KeychainError) {
+            _ = try keychain.keybagState()
+            if !passcode.isEmpty {
+                try keychain.setPasscode(String(decoding: passcode, as: UTF8.self))
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

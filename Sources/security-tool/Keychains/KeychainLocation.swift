@@ -1,0 +1,73 @@
+import Foundation
+import Keychain
+
+/// Which keychain a verb works on: a keychain argument as macOS's tool takes it, mapped to a keychain directory.
+///
+/// macOS names keychain files; a swift-keychain keychain is a directory. So:
+/// - no argument: the default keychain (`$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else
+///   `~/.local/share/swift-keychain`), created on first use;
+/// - an argument with a `/` in it (`./ci`, `/srv/app/keychain`): that directory;
+/// - `login` (also `login.keychain`, `login.keychain-db`, as macOS scripts write it): the default keychain;
+/// - any other bare name, such as `ci` or `ci.keychain`: `keychains/ci` inside the default keychain's directory,
+///   as macOS keeps named keychains in `~/Library/Keychains` (the `.keychain` and `.keychain-db` suffixes are
+///   dropped, so both spellings name one keychain).
+struct KeychainLocation: Hashable {
+    /// The keychain's directory.
+    let directory: URL
+    /// The argument as typed, `nil` for the default keychain (macOS's messages quote it as typed).
+    let argument: String?
+    /// Whether this is the default keychain, which is created on first use; others must exist.
+    let isDefault: Bool
+
+    /// The default keychain.
+    static var standard: KeychainLocation {
+        KeychainLocation(directory: Keychain.defaultDirectory, argument: nil, isDefault: true)
+    }
+
+    /// The keychain an argument names. Throws a usage failure for an empty name or `.`/`..`.
+    static func named(_ argument: String) throws(ToolFailure) -> KeychainLocation {
+        if argument.contains("/") {
+            let url = URL(fileURLWithPath: argument, isDirectory: true).standardizedFileURL
+            return KeychainLocation(
+                directory: url, argument: argument, isDefault: url.path == Keychain.defaultDirectory.path)
+        }
+        var name = argument
+        for suffix in [".keychain-db", ".keychain"] where name.hasSuffix(suffix) {
+            name.removeLast(suffix.count)
+            break
+        }
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw .usage("\"\(argument)\" is not a keychain name")
+        }
+        if name == "login" {
+            return KeychainLocation(directory: Keychain.defaultDirectory, argument: argument, isDefault: true)
+        }
+        let directory = Keychain.defaultDirectory.appendingPathComponent("keychains", isDirectory: true)
+            .appendingPathComponent(name, isDirectory: true)
+        return KeychainLocation(directory: directory, argument: argument, isDefault: false)
+    }
+
+    /// The keychains positional arguments name, or the default keychain when there are none.
+    static func all(_ arguments: [String]) throws(ToolFailure) -> [KeychainLocation] {
+        guard !arguments.isEmpty else { return [.standard] }
+        var locations: [KeychainLocation] = []
+        for argument in arguments { locations.append(try named(argument)) }
+        return locations
+    }
+
+    /// The keychain at most one positional argument names (the default one when there is none). More than one
+    /// is a usage error.
+    static func single(_ arguments: [String]) throws(ToolFailure) -> KeychainLocation {
+        guard arguments.count <= 1 else {
+            throw .usage("one keychain at most, but \(arguments.count) were given: \(arguments.joined(separator: " "))")
+        }
+        return try arguments.first.map(named) ?? .standard
+    }
+
+    /// The directory's path, as `keychain:` lines print it.
+    var path: String { directory.path }
+
+    /// The name as macOS's messages print it: the argument as typed, or `fallback` for the default keychain
+    /// (`<default>`, `<NULL>` or `default`, depending on the message).
+    func name(or fallback: String) -> String { argument ?? fallback }
+}

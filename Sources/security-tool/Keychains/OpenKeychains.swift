@@ -1,0 +1,102 @@
+import Foundation
+import Keychain
+
+/// The keychains this process has opened, each opened once and kept open for the rest of the process, so one
+/// `security -i` session keeps a keychain's lock state from command to command (until `keychaind` shares one lock
+/// state between processes, each process starts locked).
+///
+/// Every keychain is used as its owner's administration tool: entitled to every access group (`*`, DESIGN §5),
+/// adding to the first group of this executable's identity (`security` unless an entitlements file says
+/// otherwise).
+final class OpenKeychains {
+    private var open: [String: Keychain] = [:]
+    private var identity: ApplicationIdentity?
+
+    /// The identity items are added and read with: this executable's, entitled to every group.
+    func administrator() throws(ToolFailure) -> ApplicationIdentity {
+        if let identity { return identity }
+        do throws(KeychainError) {
+            let own = try ApplicationIdentity.current()
+            let administrator = try ApplicationIdentity(
+                applicationIdentifier: own.applicationIdentifier, accessGroups: own.accessGroups + ["*"])
+            identity = administrator
+            return administrator
+        } catch {
+            throw .keychain(error, "SecKeychainOpen")
+        }
+    }
+
+    /// The group an add without `--access-group` writes to.
+    func defaultAccessGroup() throws(ToolFailure) -> String {
+        try administrator().accessGroups.first ?? "security"
+    }
+
+    /// The keychain at `location`, opened once. A keychain other than the default one must exist: otherwise
+    /// `errSecNoSuchKeychain` (exit status 50) with `context` before the message.
+    func keychain(at location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
+        if let keychain = open[location.path] { return keychain }
+        guard location.isDefault || Keychain.exists(in: location.directory) else {
+            throw .keychain(
+                KeychainError(status: Status.noSuchKeychain, message: "no keychain in \(location.path)"), context)
+        }
+        return try opening(location)
+    }
+
+    /// The keychain at `location`, opened once, and created when it does not exist.
+    func opening(_ location: KeychainLocation) throws(ToolFailure) -> Keychain {
+        if let keychain = open[location.path] { return keychain }
+        let keychain = Keychain(service: "", directory: location.directory, identity: try administrator())
+        open[location.path] = keychain
+        return keychain
+    }
+
+    /// The keychains opened so far.
+    var all: [Keychain] { Array(open.values) }
+
+    /// Closes the keychain at `location` (before it is deleted).
+    func close(_ location: KeychainLocation) {
+        open[location.path] = nil
+    }
+
+    /// Runs `body`; when it needs a protection class the lock withholds, asks for the passcode on the terminal,
+    /// unlocks and runs it once more. Without a terminal, the error is `errSecInteractionNotAllowed` (exit status
+    /// 36), saying how to unlock.
+    func unlocking<Result>(
+        _ keychain: Keychain, at location: KeychainLocation, _ body: () throws(KeychainError) -> Result
+    ) throws(KeychainError) -> Result {
+        do throws(KeychainError) {
+            return try body()
+        } catch {
+            guard error.status == Status.interactionNotAllowed else { throw error }
+            try unlockOnTerminal(keychain, at: location, after: error)
+            return try body()
+        }
+    }
+
+    /// Asks for the passcode on the terminal and unlocks, or throws why it cannot.
+    private func unlockOnTerminal(
+        _ keychain: Keychain, at location: KeychainLocation, after error: KeychainError
+    ) throws(KeychainError) {
+        let state = try keychain.keybagState()
+        guard state.hasPasscode, state.isLocked else { throw error }
+        if let retryAfter = state.retryAfter {
+            throw KeychainError(
+                status: Status.interactionNotAllowed,
+                message:
+                    "the keychain \(location.path) is locked, and passcode entry is suspended until \(retryAfter) after \(state.failedAttempts) wrong passcodes"
+            )
+        }
+        guard let terminal = TerminalDevice.open() else {
+            throw KeychainError(
+                status: Status.interactionNotAllowed,
+                message:
+                    "the keychain \(location.path) is locked and there is no terminal to ask for its passcode; unlock it with unlock-keychain earlier in the same `security -i` session"
+            )
+        }
+        guard var passcode = terminal.readSecret(prompt: "password to unlock \(location.name(or: "default")): ") else {
+            throw KeychainError(status: Status.userCanceled, message: "no passcode was typed")
+        }
+        defer { SecretReader.zero(&passcode) }
+        try keychain.unlock(passcode: String(decoding: passcode, as: UTF8.self))
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The controlling terminal (`/dev/tty`), where prompts for secrets go, whatever standard input and output are.
+final class TerminalDevice {
+    private let descriptor: Int32
+
+    /// The controlling terminal, or `nil` when the process has none (a daemon, a CI job, a test's child process).
+    static func open() -> TerminalDevice? {
+        let descriptor = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        return descriptor >= 0 ? TerminalDevice(descriptor: descriptor) : nil
+    }
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Turns echo off, writes `prompt` and reads a line, as `getpass` does; `nil` when the terminal ends the input
+    /// (Control-D) or cannot be read. Echo comes back on afterwards, also when a signal ends the process meanwhile.
+    /// The caller zeroes the returned bytes.
+    func readSecret(prompt: String) -> [UInt8]? {
+        var original = termios()
+        guard tcgetattr(descriptor, &original) == 0 else { return nil }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
+        EchoRestorer.install(descriptor: descriptor, settings: original)
+        // Echo goes off before the prompt appears, as getpass does: what is typed once the prompt shows is never
+        // echoed, nor discarded by the flush that comes with the change.
+        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        Console.writeAll(Array(prompt.utf8), to: descriptor)
+        let line = readLine()
+        tcsetattr(descriptor, TCSAFLUSH, &original)
+        EchoRestorer.uninstall()
+        Console.writeAll([UInt8(ascii: "\n")], to: descriptor)
+        return line
+    }
+
+    /// Reads up to a newline; `nil` at the end of input with nothing read.
+    private func readLine() -> [UInt8]? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < StandardInput.maximumLineLength {
+            let count = read(descriptor, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else { return line.isEmpty ? nil : line }
+            if byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        byte = 0
+        return line
+    }
+}
+
+/// Puts the terminal's settings back when a signal ends the process during a prompt with echo off, so an
+/// interrupted `security` never leaves the shell without echo. Global state because a signal handler cannot
+/// capture any; it is only touched around one prompt at a time, on the main thread.
+private enum EchoRestorer {
+    nonisolated(unsafe) private static var saved: (descriptor: Int32, settings: termios)?
+    private static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    static func install(descriptor: Int32, settings: termios) {
+        saved = (descriptor, settings)
+        for signal in signals {
+            Glibc.signal(signal) { number in
+                if var state = EchoRestorer.saved {
+                    tcsetattr(state.descriptor, TCSAFLUSH, &state.settings)
+                }
+                // Then die of the signal as the process would have without this handler.
+                Glibc.signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+    }
+
+    static func uninstall() {
+        for signal in signals { Glibc.signal(signal, SIG_DFL) }
+        saved = nil
+    }
+}

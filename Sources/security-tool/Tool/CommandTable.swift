@@ -1,0 +1,29 @@
+extension Command {
+    /// Every verb, in the order of macOS's command table: a prefix of a name runs the first verb that begins with
+    /// it (`security find-g` is `find-generic-password`), as on macOS.
+    ///
+    /// A new verb is one file in `Commands/` defining `static let someVerb = Command(…)`, and one line here.
+    static let all: [Command] = [
+        .help,
+        .createKeychain,
+        .deleteKeychain,
+        .lockKeychain,
+        .unlockKeychain,
+        .setKeychainPassword,
+        .showKeychainInfo,
+        .dumpKeychain,
+        .addGenericPassword,
+        .addInternetPassword,
+        .findGenericPassword,
+        .findInternetPassword,
+        .deleteGenericPassword,
+        .deleteInternetPassword,
+        .error,
+    ]
+
+    /// The verb `word` names: the first whose name begins with it.
+    static func named(_ word: String) -> Command? {
+        guard !word.isEmpty else { return nil }
+        return all.first { $0.name.hasPrefix(word) }
+    }
+}

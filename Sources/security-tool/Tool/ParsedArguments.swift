@@ -1,0 +1,114 @@
+/// A verb's arguments after option parsing.
+struct ParsedArguments {
+    /// Each short option given, with its values in order (a flag has an empty value per occurrence).
+    private(set) var values: [Character: [String]] = [:]
+    /// The `valueOrPrompt` options given last without a value: the command asks for them.
+    private(set) var prompted: Set<Character> = []
+    /// Each long option given, with its values in order.
+    private(set) var longValues: [String: [String]] = [:]
+    /// The positional arguments (keychains, mostly), in order.
+    private(set) var positionals: [String] = []
+    /// The arguments as `-v` echoes them: secrets replaced by `<secret>`.
+    private(set) var echoed: [String] = []
+
+    /// Parses `arguments` by `specification`. Throws a usage failure that names the offending option.
+    init(_ arguments: [String], specification: OptionSpecification) throws(ToolFailure) {
+        guard specification.parsesOptions else {
+            positionals = arguments
+            echoed = arguments
+            return
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                positionals += arguments[index...]
+                echoed += ["--"] + arguments[index...]
+                break
+            }
+            if argument.hasPrefix("--") {
+                try parseLong(argument, arguments, &index, specification)
+            } else if argument.hasPrefix("-"), argument.count > 1 {
+                try parseShort(argument, arguments, &index, specification)
+            } else {
+                positionals.append(argument)
+                echoed.append(argument)
+            }
+        }
+    }
+
+    /// Whether option `letter` was given.
+    func has(_ letter: Character) -> Bool { values[letter] != nil || prompted.contains(letter) }
+
+    /// The last value of option `letter`, or `nil`.
+    func value(_ letter: Character) -> String? { values[letter]?.last }
+
+    /// Whether long option `name` was given.
+    func has(long name: String) -> Bool { longValues[name] != nil }
+
+    /// The last value of long option `name`, or `nil`.
+    func value(long name: String) -> String? { longValues[name]?.last }
+
+    // MARK: Private
+
+    private mutating func parseLong(
+        _ argument: String, _ arguments: [String], _ index: inout Int, _ specification: OptionSpecification
+    ) throws(ToolFailure) {
+        let body = argument.dropFirst(2)
+        let name = String(body.prefix { $0 != "=" })
+        let attached = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
+        guard let option = specification.longOptions.first(where: { $0.name == name }) else {
+            throw .usage("unknown option --\(name)")
+        }
+        guard option.takesValue else {
+            guard attached == nil else { throw .usage("option --\(name) takes no value") }
+            longValues[name, default: []].append("")
+            echoed.append(argument)
+            return
+        }
+        if let attached {
+            longValues[name, default: []].append(attached)
+            echoed.append(argument)
+        } else if index < arguments.count {
+            longValues[name, default: []].append(arguments[index])
+            echoed += [argument, arguments[index]]
+            index += 1
+        } else {
+            throw .usage("option --\(name) needs a value")
+        }
+    }
+
+    private mutating func parseShort(
+        _ argument: String, _ arguments: [String], _ index: inout Int, _ specification: OptionSpecification
+    ) throws(ToolFailure) {
+        var letters = argument.dropFirst()
+        var shown = "-"
+        while let letter = letters.popFirst() {
+            guard let kind = specification.letters[letter] else {
+                throw .usage(letter == "h" ? nil : "unknown option -\(letter)")
+            }
+            shown.append(letter)
+            if kind == .flag {
+                values[letter, default: []].append("")
+                continue
+            }
+            let isSecret = specification.secretLetters.contains(letter)
+            if !letters.isEmpty {
+                values[letter, default: []].append(String(letters))
+                shown += isSecret ? "<secret>" : String(letters)
+            } else if index < arguments.count {
+                values[letter, default: []].append(arguments[index])
+                echoed.append(shown)
+                shown = isSecret ? "<secret>" : arguments[index]
+                index += 1
+            } else if kind == .valueOrPrompt {
+                prompted.insert(letter)
+            } else {
+                throw .usage("option -\(letter) needs a value")
+            }
+            break
+        }
+        echoed.append(shown)
+    }
+}

@@ -1,0 +1,85 @@
+/// The `security` command: macOS's global options (`-h`, `-i`, `-p prompt`, `-q`, `-v`; `-l` and `-R` accepted),
+/// then a verb and its arguments, or an interactive session reading commands from standard input.
+///
+/// The result of a verb is its exit status: 0, 1 for a failure without an `OSStatus`, 2 for a usage error, or the
+/// low byte of an `OSStatus` (44 for a missing item, 45 for a duplicate, 36 when the keychain is locked and cannot
+/// ask for its passcode), as macOS's tool exits.
+enum SecurityTool {
+    /// Runs the tool with the arguments after the program name; returns the process's exit status.
+    static func run(arguments: [String]) -> Int32 {
+        let session = ToolSession()
+        defer { session.console.flush() }
+        var arguments = arguments[...]
+        var isInteractive = false
+        var prompt = "security> "
+        while let option = arguments.first, option.hasPrefix("-"), option.count > 1, option != "--" {
+            arguments.removeFirst()
+            var letters = option.dropFirst()
+            while let letter = letters.popFirst() {
+                switch letter {
+                case "h":
+                    return execute(["help"] + arguments, in: session) == 0 ? 0 : 1
+                case "i": isInteractive = true
+                case "p":
+                    let value = letters.isEmpty ? arguments.popFirst() : String(letters)
+                    letters = ""
+                    guard let value else { return globalUsage(session) }
+                    prompt = value
+                    isInteractive = true
+                case "q": session.isQuiet = true
+                case "v": session.isVerbose = true
+                case "l", "R": break  // macOS's leak check and recovery mode: nothing to do here
+                default:
+                    return globalUsage(session)
+                }
+            }
+        }
+        if arguments.first == "--" { arguments.removeFirst() }
+        if !arguments.isEmpty { return execute(Array(arguments), in: session) }
+        if isInteractive { return InteractiveSession(session: session, prompt: prompt).run() }
+        return globalUsage(session)
+    }
+
+    /// Runs one command line (`verb arguments…`) and returns its result.
+    static func execute(_ arguments: [String], in session: ToolSession) -> Int32 {
+        guard let word = arguments.first else { return 0 }
+        guard let command = Command.named(word) else {
+            session.console.printError("security: unknown command \"\(word)\"")
+            return 1
+        }
+        defer { session.console.flush() }
+        do throws(ToolFailure) {
+            let parsed = try ParsedArguments(Array(arguments.dropFirst()), specification: command.options)
+            if session.isVerbose {
+                session.console.printError(([command.name] + parsed.echoed.map { "\"\($0)\"" }).joined(separator: " "))
+            }
+            return try command.run(parsed, session)
+        } catch {
+            switch error {
+            case .usage(let problem):
+                if let problem { session.console.printError("security: \(command.name): \(problem)") }
+                session.console.printError(command.usageBlock)
+                return 2
+            case .failed(let status, let message):
+                session.console.printError("security: \(message)")
+                return status
+            }
+        }
+    }
+
+    /// The global usage, on standard output as macOS prints it; the result is 2.
+    private static func globalUsage(_ session: ToolSession) -> Int32 {
+        session.console.print(
+            """
+            Usage: security [-h] [-i] [-l] [-p prompt] [-q] [-v] [command] [opt ...]
+                -i    Run in interactive mode.
+                -l    Accepted for compatibility (macOS runs leaks); does nothing.
+                -p    Set the prompt to "prompt" (implies -i).
+                -q    Be less verbose.
+                -v    Be more verbose about what's going on.
+            security commands are:
+            """)
+        HelpListing.print(to: session.console)
+        return 2
+    }
+}

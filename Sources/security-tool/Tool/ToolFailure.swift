@@ -1,0 +1,46 @@
+import Keychain
+
+/// Why a verb stopped without doing its work.
+enum ToolFailure: Error {
+    /// The arguments are wrong: the tool prints what is wrong (`nil` for a plain `-h`), then the verb's usage, and
+    /// returns 2, as macOS's tool does.
+    case usage(String?)
+    /// The operation failed: the tool prints `security: <message>` and returns `status`, an `OSStatus` (the exit
+    /// status is its low byte: 44 for a missing item) or 1 for a failure that has none.
+    case failed(status: Int32, message: String)
+
+    /// A keychain error in macOS's words: `<context>: <Apple's message for the status>`, followed by our detail,
+    /// which names the item, value or file at fault.
+    static func keychain(_ error: KeychainError, _ context: String) -> ToolFailure {
+        .failed(
+            status: error.status, message: "\(context): \(StatusMessages.message(for: error.status)) (\(error.message))"
+        )
+    }
+
+    /// A status without detail, in macOS's exact words: `<context>: <Apple's message>`.
+    static func status(_ status: Int32, _ context: String) -> ToolFailure {
+        .failed(status: status, message: "\(context): \(StatusMessages.message(for: status))")
+    }
+}
+
+/// The `OSStatus` codes the tool itself reports (the engine's come with its errors).
+enum Status {
+    /// `errSecItemNotFound`: exit status 44.
+    static let itemNotFound: Int32 = -25300
+    /// `errSecDuplicateItem`: exit status 45.
+    static let duplicateItem: Int32 = -25299
+    /// `errSecInteractionNotAllowed`: exit status 36.
+    static let interactionNotAllowed: Int32 = -25308
+    /// `errSecAuthFailed`: exit status 51.
+    static let authFailed: Int32 = -25293
+    /// `errSecNoSuchKeychain`: exit status 50.
+    static let noSuchKeychain: Int32 = -25294
+    /// `errSecDuplicateKeychain`: exit status 48.
+    static let duplicateKeychain: Int32 = -25296
+    /// `errSecUserCanceled`: exit status 128.
+    static let userCanceled: Int32 = -128
+    /// `errSecParam`: exit status 206.
+    static let param: Int32 = -50
+    /// `errSecIO`: exit status 220.
+    static let ioError: Int32 = -36
+}
