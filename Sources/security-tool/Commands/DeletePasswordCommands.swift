@@ -49,34 +49,28 @@ extension Command {
     ) -> Command {
         Command(
             name: name, usage: usage, help: help,
-            options: OptionSpecification(
-                letters, long: [.json, .init(name: ItemOptions.accessGroup, takesValue: true)])
+            options: .itemSearch(letters)
         ) { arguments, session throws(ToolFailure) in
             let criteria = try Item.criteria(from: arguments)
             guard !criteria.isEmpty else {
                 throw .usage("say which item to delete: give at least one attribute to match")
             }
-            for location in try KeychainLocation.all(arguments.positionals) {
-                guard let found = try ItemSearch.first(criteria, in: location, session) else { continue }
+            let locations = try KeychainLocation.all(arguments.positionals)
+            try ItemSearch.withFirst(criteria, in: locations, session) { found, location throws(ToolFailure) in
                 let keychain = try session.keychains.keychain(at: location, context: "SecKeychainItemDelete")
-                let removed: Bool
                 do throws(KeychainError) {
-                    removed = try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) in
-                        try found.remove(from: keychain)
+                    let removed = try session.keychains.unlocking(keychain, at: location) {
+                        () throws(KeychainError) in try found.remove(from: keychain)
                     }
+                    guard removed else { return false }
                 } catch {
                     throw .keychain(error, "SecKeychainItemDelete")
                 }
-                guard removed else { continue }  // removed by another process meanwhile
-                if arguments.has(long: "json") {
-                    session.console.print(ItemOutput.json(found, in: location, secret: nil).text)
-                } else {
-                    session.console.print(ItemOutput.block(found, in: location))
-                }
+                ItemOutput.print(found, in: location, json: arguments.has(long: "json"), session.console)
                 session.console.printError("password has been deleted.")
-                return 0
+                return true
             }
-            throw .status(Status.itemNotFound, "SecKeychainSearchCopyNext")
+            return 0
         }
     }
 }

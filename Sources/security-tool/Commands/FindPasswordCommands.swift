@@ -53,25 +53,24 @@ extension Command {
     ) -> Command {
         Command(
             name: name, usage: usage, help: help,
-            options: OptionSpecification(
-                letters, long: [.json, .init(name: ItemOptions.accessGroup, takesValue: true)])
+            options: .itemSearch(letters)
         ) { arguments, session throws(ToolFailure) in
             let criteria = try Item.criteria(from: arguments)
             let onlyPassword = arguments.has("w")
             let withPassword = onlyPassword || arguments.has("g")
-            for location in try KeychainLocation.all(arguments.positionals) {
-                guard let found = try ItemSearch.first(criteria, in: location, session) else { continue }
+            let locations = try KeychainLocation.all(arguments.positionals)
+            try ItemSearch.withFirst(criteria, in: locations, session) { found, location throws(ToolFailure) in
                 var secret: Data?
                 if withPassword {
                     secret = try ItemSearch.secret(of: found, in: location, session)
-                    guard secret != nil else { continue }  // removed by another process meanwhile
+                    guard secret != nil else { return false }
                 }
                 defer { SecretReader.zero(&secret) }
                 printFound(
                     found, secret, onlyPassword: onlyPassword, json: arguments.has(long: "json"), location, session)
-                return 0
+                return true
             }
-            throw .status(Status.itemNotFound, "SecKeychainSearchCopyNext")
+            return 0
         }
     }
 
@@ -90,7 +89,7 @@ extension Command {
         } else if onlyPassword, let secret {
             session.console.print(PrintBuffer.passwordOnly(secret))
         } else {
-            session.console.print(ItemOutput.block(item, in: location))
+            ItemOutput.print(item, in: location, json: false, session.console)
             if let secret { session.console.printError("password: " + PrintBuffer.format(secret)) }
         }
     }

@@ -19,11 +19,18 @@ enum ItemSearch {
         }
     }
 
-    /// The first item the criteria match in a keychain, or `nil`.
-    static func first<Item: PasswordItem>(
-        _ criteria: ItemCriteria<Item>, in location: KeychainLocation, _ session: ToolSession
-    ) throws(ToolFailure) -> Item? {
-        try all(criteria, in: location, session).first
+    /// Hands the first item the criteria match to `body`, looking in each keychain in turn, as macOS's tool
+    /// searches its list; `body` returns `false` when the item vanished meanwhile (another process removed it), and
+    /// the search goes on. Throws `errSecItemNotFound` (exit status 44) when no keychain has a match.
+    static func withFirst<Item: PasswordItem>(
+        _ criteria: ItemCriteria<Item>, in locations: [KeychainLocation], _ session: ToolSession,
+        _ body: (Item, KeychainLocation) throws(ToolFailure) -> Bool
+    ) throws(ToolFailure) {
+        for location in locations {
+            guard let found = try all(criteria, in: location, session).first else { continue }
+            if try body(found, location) { return }
+        }
+        throw .status(Status.itemNotFound, "SecKeychainSearchCopyNext")
     }
 
     /// An item's secret, or `nil` when the item is gone.

@@ -14,6 +14,11 @@ enum ItemOutput {
         return lines.joined(separator: "\n")
     }
 
+    /// Prints the item's block, or with `json` its JSON object, on standard output.
+    static func print<Item: PasswordItem>(_ item: Item, in location: KeychainLocation, json: Bool, _ console: Console) {
+        console.print(json ? self.json(item, in: location, secret: nil).text : block(item, in: location))
+    }
+
     /// `{"keychain": …, "class": "genp", "attributes": {…}}`, with the secret when one is given.
     static func json<Item: PasswordItem>(_ item: Item, in location: KeychainLocation, secret: Data?) -> JSONValue {
         var members: [String: JSONValue] = [

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The password of a new item: `-X hex`, else `-w password` (or the legacy `-p password` of generic passwords),
+/// else, for a trailing `-w`, asked on the terminal (twice) or read from standard input; else empty, as on macOS.
+enum NewItemPassword {
+    /// The password's bytes. The caller zeroes them.
+    static func read(_ arguments: ParsedArguments, _ session: ToolSession) throws(ToolFailure) -> Data {
+        if let hex = arguments.value("X") { return try decode(hex: hex) }
+        if let password = arguments.value("w") ?? arguments.value("p") { return Data(password.utf8) }
+        guard arguments.prompted.contains("w") || arguments.prompted.contains("p") else { return Data() }
+        var typed = try session.secrets.newSecret(
+            prompt: "password data for new item: ", retypePrompt: "retype password for new item: ")
+        defer { SecretReader.zero(&typed) }
+        return Data(typed)
+    }
+
+    /// Hex digits as bytes; an odd count is read as if it began with a `0`, as macOS's tool reads it.
+    static func decode(hex: String) throws(ToolFailure) -> Data {
+        var digits = Array(hex.utf8)
+        if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
+        var bytes = Data(capacity: digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else {
+                throw .usage("-X must specify valid hex digits")
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One pipe's two ends, closed when released.
+final class ChildPipe: @unchecked Sendable {
+    private(set) var reading: Int32
+    private(set) var writing: Int32
+
+    init() throws {
+        var descriptors: [Int32] = [0, 0]
+        // Close-on-exec at once (Glibc does not import pipe2), so other tests' children do not inherit our ends.
+        guard pipe(&descriptors) == 0 else { throw SpawnError(message: "pipe: \(errno)") }
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        reading = descriptors[0]
+        writing = descriptors[1]
+    }
+
+    deinit {
+        closeReading()
+        closeWriting()
+    }
+
+    func closeReading() {
+        if reading >= 0 { close(reading) }
+        reading = -1
+    }
+
+    func closeWriting() {
+        if writing >= 0 { close(writing) }
+        writing = -1
+    }
+
+    /// Writes everything, then closes the writing end (the reader sees the end of input).
+    func writeAll(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { write(writing, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            offset += count
+        }
+        closeWriting()
+    }
+
+    /// Reads to the end of input.
+    func readAll() -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(reading, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return result }
+            result += buffer[..<count]
+        }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class PipeReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var bytes: [UInt8] = []
+
+    init(_ pipe: ChildPipe) {
+        Thread { [self] in
+            bytes = pipe.readAll()
+            done.signal()
+        }.start()
+    }
+
+    /// The bytes, once the pipe has ended.
+    func wait() -> [UInt8] {
+        done.wait()
+        return bytes
+    }
+}

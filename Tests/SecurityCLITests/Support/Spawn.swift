@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A failure to start or wait for a child.
+struct SpawnError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// `posix_spawn` with what Foundation's `Process` cannot do: a new session (`setsid`), and optionally a terminal
+/// as the child's controlling terminal.
+enum Spawn {
+    /// glibc's `POSIX_SPAWN_SETSID`, which Swift's Glibc module does not import (it needs `_GNU_SOURCE`).
+    private static let setSessionFlag: Int16 = 0x80
+
+    /// Starts `path` in a new session with `descriptors` as its standard input, output and error. When
+    /// `controllingTerminal` names a terminal device, the child opens it as descriptor 3 first: a session leader
+    /// that opens a terminal makes it its controlling terminal (`/dev/tty`).
+    static func start(
+        _ path: String, _ arguments: [String], environment: [String: String], descriptors: [Int32],
+        controllingTerminal: String?
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (target, source) in descriptors.enumerated() {
+            posix_spawn_file_actions_adddup2(&actions, source, Int32(target))
+        }
+        // After the dup2s, so the descriptor it takes is no longer needed as a source.
+        if let controllingTerminal {
+            posix_spawn_file_actions_addopen(&actions, 3, controllingTerminal, O_RDWR, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, setSessionFlag)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard status == 0 else {
+            throw SpawnError(message: "cannot start \(path): \(String(cString: strerror(status)))")
+        }
+        return pid
+    }
+
+    /// Waits for the child; returns its exit status, or throws when a signal ended it.
+    static func wait(_ pid: pid_t) throws -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw SpawnError(message: "waitpid: \(errno)") }
+        }
+        guard status & 0x7F == 0 else { throw SpawnError(message: "the child died of signal \(status & 0x7F)") }
+        return (status >> 8) & 0xFF
+    }
+}
