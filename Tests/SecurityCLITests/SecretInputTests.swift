@@ -73,6 +73,19 @@ struct SecretInputTests {
         #expect(try session.finish().status == 0)
     }
 
+    @Test("Control-C at a prompt ends the tool and gives the terminal its echo back")
+    func interruptedPrompt() throws {
+        let home = try TestHome()
+        let path = try home.makeLockedKeychain("kc", passcode: "1234")
+        let session = try TerminalSession(["unlock-keychain", path], process: home.tool)
+        #expect(session.echoes)
+        try session.waitFor("password to unlock \(path): ")
+        #expect(!session.echoes)
+        session.interrupt()
+        #expect(try session.signalThatEnded() == SIGINT)
+        #expect(session.echoes)
+    }
+
     @Test("-v echoes a command with its secrets replaced")
     func verboseHidesSecrets() throws {
         let result = try TestHome().tool.run([

@@ -6,8 +6,6 @@ enum Status {
     static let duplicateItem: Int32 = -25299
     /// `errSecInteractionNotAllowed`: exit status 36.
     static let interactionNotAllowed: Int32 = -25308
-    /// `errSecAuthFailed`: exit status 51.
-    static let authFailed: Int32 = -25293
     /// `errSecNoSuchKeychain`: exit status 50.
     static let noSuchKeychain: Int32 = -25294
     /// `errSecDuplicateKeychain`: exit status 48.
@@ -16,6 +14,4 @@ enum Status {
     static let userCanceled: Int32 = -128
     /// `errSecParam`: exit status 206.
     static let param: Int32 = -50
-    /// `errSecIO`: exit status 220.
-    static let ioError: Int32 = -36
 }

@@ -34,7 +34,17 @@ enum Spawn {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, setSessionFlag)
+        // A clean signal state, as a shell gives its commands: the test runner's threads may block or ignore
+        // signals the tool relies on (SIGINT at a prompt).
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(
+            &attributes, setSessionFlag | Int16(POSIX_SPAWN_SETSIGMASK) | Int16(POSIX_SPAWN_SETSIGDEF))
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -51,11 +61,17 @@ enum Spawn {
 
     /// Waits for the child; returns its exit status, or throws when a signal ended it.
     static func wait(_ pid: pid_t) throws -> Int32 {
+        let status = try waitStatus(pid)
+        guard status & 0x7F == 0 else { throw SpawnError(message: "the child died of signal \(status & 0x7F)") }
+        return (status >> 8) & 0xFF
+    }
+
+    /// Waits for the child; returns `waitpid`'s status word.
+    static func waitStatus(_ pid: pid_t) throws -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw SpawnError(message: "waitpid: \(errno)") }
         }
-        guard status & 0x7F == 0 else { throw SpawnError(message: "the child died of signal \(status & 0x7F)") }
-        return (status >> 8) & 0xFF
+        return status
     }
 }

@@ -38,7 +38,15 @@ final class TerminalSession {
         errors = PipeReader(stderr)
     }
 
+    /// Whether the child has been waited for.
+    private var reaped = false
+
     deinit {
+        // A test that failed half-way leaves the tool waiting at a prompt: end it, and reap it.
+        if !reaped {
+            kill(child, SIGKILL)
+            _ = try? Spawn.waitStatus(child)
+        }
         close(master)
     }
 
@@ -65,13 +73,36 @@ final class TerminalSession {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Presses Control-C: the terminal sends SIGINT to the tool.
+    func interrupt() {
+        var character: UInt8 = 3
+        _ = write(master, &character, 1)
+    }
+
+    /// Whether the terminal echoes what is typed.
+    var echoes: Bool {
+        var settings = termios()
+        tcgetattr(master, &settings)
+        return settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
+    /// Waits for the tool to end; returns the signal that ended it, or `nil` when it exited.
+    func signalThatEnded() throws -> Int32? {
+        while readMore(timeout: 200) {}
+        let status = try Spawn.waitStatus(child)
+        reaped = true
+        return status & 0x7F == 0 ? nil : status & 0x7F
+    }
+
     /// Waits for the tool to exit; returns its status and output. The rest of what it wrote to the terminal is
     /// in ``screen``.
     func finish() throws -> SecurityProcess.Result {
         while readMore(timeout: 200) {}
-        let status = try Spawn.wait(child)
+        let status = try Spawn.waitStatus(child)
+        reaped = true
+        guard status & 0x7F == 0 else { throw SpawnError(message: "the tool died of signal \(status & 0x7F)") }
         return SecurityProcess.Result(
-            status: status, output: String(decoding: output.wait(), as: UTF8.self),
+            status: (status >> 8) & 0xFF, output: String(decoding: output.wait(), as: UTF8.self),
             errors: String(decoding: errors.wait(), as: UTF8.self))
     }
 
