@@ -10,6 +10,12 @@ struct KeychainManagementTests {
         #expect(try tool.run(["create-keychain", "-p", "", "ci.keychain"]).status == 0)
         let directory = home.defaultKeychain.appendingPathComponent("keychains/ci")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))
+        for privateDirectory in [home.defaultKeychain, directory.deletingLastPathComponent(), directory] {
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: privateDirectory.path)[.posixPermissions] as? Int
+            #expect(mode == 0o700, "\(privateDirectory.path) has mode \(String(mode ?? 0, radix: 8))")
+        }
+        #expect(try tool.run(["create-keychain", "-p", "", "a", "a.keychain"]).status == 2)
         #expect(try tool.run(["add-generic-password", "-a", "a", "-s", "s", "-w", "x", "ci"]).status == 0)
         let found = try tool.run(["find-generic-password", "-a", "a", "ci.keychain-db"])
         #expect(found.output.hasPrefix("keychain: \"\(directory.path)\"\n"))

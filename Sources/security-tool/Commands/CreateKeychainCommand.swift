@@ -17,6 +17,9 @@ extension Command {
     ) { arguments, session throws(ToolFailure) in
         let locations = try KeychainLocation.all(arguments.positionals)
         for location in locations { try checkFree(location) }
+        if Set(locations.map(\.path)).count < locations.count {
+            throw .usage("a keychain is named twice: \(arguments.positionals.joined(separator: " "))")
+        }
         var password = try session.secrets.given(arguments.value("p")) { secrets throws(ToolFailure) in
             try secrets.newSecret(
                 prompt: "password for new keychain: ", retypePrompt: "retype password for new keychain: ")
@@ -52,11 +55,32 @@ extension Command {
         _ location: KeychainLocation, passcode: [UInt8], _ session: ToolSession
     ) throws(ToolFailure) {
         let context = "SecKeychainCreate \(location.name(or: "<default>"))"
+        if location.directory.deletingLastPathComponent().path == KeychainLocation.namedKeychains.path {
+            try makePrivateDirectories(Keychain.defaultDirectory, KeychainLocation.namedKeychains, context: context)
+        }
         // Kept open, so a `security -i` session goes on with the new keychain unlocked, as macOS leaves it.
         if let error = setUp(try session.keychains.opening(location), passcode: passcode) {
             session.keychains.close(location)
             try? Keychain.delete(in: location.directory)
             throw .keychain(error, context)
+        }
+    }
+
+    /// Creates the directories that hold named keychains when they are missing, 0700 as every keychain directory
+    /// is (the engine creates a keychain's own directory, but would leave these to the umask).
+    private static func makePrivateDirectories(_ directories: URL..., context: String) throws(ToolFailure) {
+        for directory in directories {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+            } catch {
+                throw .failed(status: Status.ioError, message: "\(context): cannot create \(directory.path): \(error)")
+            }
+            guard mkdir(directory.path, 0o700) == 0 || errno == EEXIST else {
+                throw .failed(
+                    status: Status.ioError,
+                    message: "\(context): cannot create \(directory.path): \(String(cString: strerror(errno)))")
+            }
         }
     }
 

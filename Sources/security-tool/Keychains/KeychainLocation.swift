@@ -42,9 +42,13 @@ struct KeychainLocation: Hashable {
         if name == "login" {
             return KeychainLocation(directory: Keychain.defaultDirectory, argument: argument, isDefault: true)
         }
-        let directory = Keychain.defaultDirectory.appendingPathComponent("keychains", isDirectory: true)
-            .appendingPathComponent(name, isDirectory: true)
+        let directory = namedKeychains.appendingPathComponent(name, isDirectory: true)
         return KeychainLocation(directory: directory, argument: argument, isDefault: false)
+    }
+
+    /// Where keychains named by a bare name live: `keychains` in the default keychain's directory.
+    static var namedKeychains: URL {
+        Keychain.defaultDirectory.appendingPathComponent("keychains", isDirectory: true)
     }
 
     /// The keychains positional arguments name, or the default keychain when there are none.

@@ -12,6 +12,8 @@ enum Status {
     static let duplicateKeychain: Int32 = -25296
     /// `errSecUserCanceled`: exit status 128.
     static let userCanceled: Int32 = -128
+    /// `errSecIO`: exit status 220.
+    static let ioError: Int32 = -36
     /// `errSecParam`: exit status 206.
     static let param: Int32 = -50
 }
