@@ -28,7 +28,7 @@ extension Command {
             Specify -w as the last argument to be prompted, or to read the password from standard input.
 
             """,
-        letters: "a:c:C:D:G:j:l:s:p?w?X:UAT:", secrets: ["p", "w", "X"])
+        letters: "a:c:C:D:G:j:l:s:p?w?X:UAT:", secrets: "pwX")
 
     /// `add-internet-password`: adds (or with `-U` updates) an internet password.
     static let addInternetPassword = addPassword(
@@ -59,10 +59,10 @@ extension Command {
             Specify -w as the last argument to be prompted, or to read the password from standard input.
 
             """,
-        letters: "a:c:C:d:D:j:l:p:P:r:s:t:w?X:UAT:", secrets: ["w", "X"])
+        letters: "a:c:C:d:D:j:l:p:P:r:s:t:w?X:UAT:", secrets: "wX")
 
     private static func addPassword<Item: PasswordItemOptions>(
-        _ type: Item.Type, name: String, help: String, usage: String, letters: String, secrets: Set<Character>
+        _ type: Item.Type, name: String, help: String, usage: String, letters: String, secrets: String
     ) -> Command {
         Command(
             name: name, usage: usage, help: help,

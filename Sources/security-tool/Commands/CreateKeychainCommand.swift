@@ -13,7 +13,7 @@ extension Command {
                 -P  Prompt the user for a password (the default: on the terminal, or from standard input)
             Use of the -p option is insecure. An empty password creates a keychain without one.
             """,
-        help: "Create keychains.", options: OptionSpecification("Pp:", secrets: ["p"])
+        help: "Create keychains.", options: OptionSpecification("Pp:", secrets: "p")
     ) { arguments, session throws(ToolFailure) in
         let locations = try KeychainLocation.all(arguments.positionals)
         for location in locations { try checkFree(location) }

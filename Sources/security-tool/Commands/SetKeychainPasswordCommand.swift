@@ -11,7 +11,7 @@ extension Command {
                 -p  New keychain password (if not provided, will prompt; empty removes the password)
             Use of either the -o or -p options is insecure.
             """,
-        help: "Set password for a keychain.", options: OptionSpecification("o:p:", secrets: ["o", "p"])
+        help: "Set password for a keychain.", options: OptionSpecification("o:p:", secrets: "op")
     ) { arguments, session throws(ToolFailure) in
         let location = try KeychainLocation.single(arguments.positionals)
         let context = "error changing password for \"\(location.name(or: "<NULL>"))\""

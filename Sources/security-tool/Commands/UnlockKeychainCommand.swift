@@ -12,7 +12,7 @@ extension Command {
                 -u  Do not use the password (ask for it: on the terminal, or from standard input)
             Use of the -p option is insecure.
             """,
-        help: "Unlock the specified keychain.", options: OptionSpecification("up:", secrets: ["p"])
+        help: "Unlock the specified keychain.", options: OptionSpecification("up:", secrets: "p")
     ) { arguments, session throws(ToolFailure) in
         let location = try KeychainLocation.single(arguments.positionals)
         let context = "SecKeychainUnlock \(location.name(or: "<NULL>"))"

@@ -16,20 +16,20 @@ struct KeychainLocation: Hashable {
     let directory: URL
     /// The argument as typed, `nil` for the default keychain (macOS's messages quote it as typed).
     let argument: String?
-    /// Whether this is the default keychain, which is created on first use; others must exist.
-    let isDefault: Bool
-
     /// The default keychain.
     static var standard: KeychainLocation {
-        KeychainLocation(directory: Keychain.defaultDirectory, argument: nil, isDefault: true)
+        KeychainLocation(directory: Keychain.defaultDirectory, argument: nil)
     }
+
+    /// Whether this is the default keychain, which is created on first use; others must exist. Computed when
+    /// asked, so a keychain named by its path costs no look at the environment.
+    var isDefault: Bool { directory.path == Keychain.defaultDirectory.path }
 
     /// The keychain an argument names. Throws a usage failure for an empty name or `.`/`..`.
     static func named(_ argument: String) throws(ToolFailure) -> KeychainLocation {
         if argument.contains("/") {
             let url = URL(fileURLWithPath: argument, isDirectory: true).standardizedFileURL
-            return KeychainLocation(
-                directory: url, argument: argument, isDefault: url.path == Keychain.defaultDirectory.path)
+            return KeychainLocation(directory: url, argument: argument)
         }
         var name = argument
         for suffix in [".keychain-db", ".keychain"] where name.hasSuffix(suffix) {
@@ -40,10 +40,10 @@ struct KeychainLocation: Hashable {
             throw .usage("\"\(argument)\" is not a keychain name")
         }
         if name == "login" {
-            return KeychainLocation(directory: Keychain.defaultDirectory, argument: argument, isDefault: true)
+            return KeychainLocation(directory: Keychain.defaultDirectory, argument: argument)
         }
         let directory = namedKeychains.appendingPathComponent(name, isDirectory: true)
-        return KeychainLocation(directory: directory, argument: argument, isDefault: false)
+        return KeychainLocation(directory: directory, argument: argument)
     }
 
     /// Where keychains named by a bare name live: `keychains` in the default keychain's directory.

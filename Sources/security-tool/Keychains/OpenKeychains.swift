@@ -35,7 +35,7 @@ final class OpenKeychains {
     /// `errSecNoSuchKeychain` (exit status 50) with `context` before the message.
     func keychain(at location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
         if let keychain = open[location.path] { return keychain }
-        guard location.isDefault || Keychain.exists(in: location.directory) else {
+        guard Keychain.exists(in: location.directory) || location.isDefault else {
             throw .keychain(
                 KeychainError(status: Status.noSuchKeychain, message: "no keychain in \(location.path)"), context)
         }

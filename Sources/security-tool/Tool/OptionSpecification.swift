@@ -22,40 +22,40 @@ struct OptionSpecification: Sendable {
         let takesValue: Bool
     }
 
-    /// The short options.
-    let letters: [Character: Kind]
+    /// The short options, as a `getopt` string. Kept as text and scanned on use: a verb's options are a handful,
+    /// and no hashed collection has to be set up when the tool starts.
+    let letters: String
     /// The long options.
     let longOptions: [LongOption]
     /// The options whose values are secrets: `-v` shows them as `"<secret>"`.
-    let secretLetters: Set<Character>
+    let secretLetters: String
     /// Whether options may follow positional arguments (GNU style). `false` for verbs whose arguments may begin
     /// with a dash, such as `error -25300`: every argument is then positional.
     let parsesOptions: Bool
 
     /// Options from a `getopt` string, long options and the letters whose values are secrets.
-    init(_ letters: String, long: [LongOption] = [], secrets: Set<Character> = []) {
-        var kinds: [Character: Kind] = [:]
-        var previous: Character?
-        for character in letters {
-            switch character {
-            case ":": previous.map { kinds[$0] = .value }
-            case "?": previous.map { kinds[$0] = .valueOrPrompt }
-            default:
-                kinds[character] = .flag
-                previous = character
-            }
-        }
-        self.letters = kinds
+    init(_ letters: String, long: [LongOption] = [], secrets: String = "") {
+        self.letters = letters
         self.longOptions = long
         self.secretLetters = secrets
         self.parsesOptions = true
     }
 
     private init(positionalOnly: Void) {
-        letters = [:]
+        letters = ""
         longOptions = []
-        secretLetters = []
+        secretLetters = ""
         parsesOptions = false
+    }
+
+    /// How option `letter` uses the argument after it, or `nil` when the verb has no such option.
+    func kind(of letter: Character) -> Kind? {
+        guard letter != ":", letter != "?", let index = letters.firstIndex(of: letter) else { return nil }
+        switch letters[letters.index(after: index)...].first {
+        case ":": return .value
+        case "?": return .valueOrPrompt
+        default: return .flag
+        }
     }
 
     /// No options at all: every argument is positional, even one that begins with a dash.

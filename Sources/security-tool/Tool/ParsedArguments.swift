@@ -1,11 +1,11 @@
 /// A verb's arguments after option parsing.
 struct ParsedArguments {
-    /// Each short option given, with its values in order (a flag has an empty value per occurrence).
-    private(set) var values: [Character: [String]] = [:]
+    /// Each short option given with its value, in order (a flag's value is empty).
+    private var values: [(letter: Character, value: String)] = []
     /// The `valueOrPrompt` options given last without a value: the command asks for them.
-    private(set) var prompted: Set<Character> = []
-    /// Each long option given, with its values in order.
-    private(set) var longValues: [String: [String]] = [:]
+    private(set) var prompted: [Character] = []
+    /// Each long option given with its value, in order.
+    private var longValues: [(name: String, value: String)] = []
     /// The positional arguments (keychains, mostly), in order.
     private(set) var positionals: [String] = []
     /// The arguments as `-v` echoes them: secrets replaced by `<secret>`.
@@ -39,16 +39,16 @@ struct ParsedArguments {
     }
 
     /// Whether option `letter` was given.
-    func has(_ letter: Character) -> Bool { values[letter] != nil || prompted.contains(letter) }
+    func has(_ letter: Character) -> Bool { value(letter) != nil || prompted.contains(letter) }
 
     /// The last value of option `letter`, or `nil`.
-    func value(_ letter: Character) -> String? { values[letter]?.last }
+    func value(_ letter: Character) -> String? { values.last { $0.letter == letter }?.value }
 
     /// Whether long option `name` was given.
-    func has(long name: String) -> Bool { longValues[name] != nil }
+    func has(long name: String) -> Bool { value(long: name) != nil }
 
     /// The last value of long option `name`, or `nil`.
-    func value(long name: String) -> String? { longValues[name]?.last }
+    func value(long name: String) -> String? { longValues.last { $0.name == name }?.value }
 
     // MARK: Private
 
@@ -63,15 +63,15 @@ struct ParsedArguments {
         }
         guard option.takesValue else {
             guard attached == nil else { throw .usage("option --\(name) takes no value") }
-            longValues[name, default: []].append("")
+            longValues.append((name, ""))
             echoed.append(argument)
             return
         }
         if let attached {
-            longValues[name, default: []].append(attached)
+            longValues.append((name, attached))
             echoed.append(argument)
         } else if index < arguments.count {
-            longValues[name, default: []].append(arguments[index])
+            longValues.append((name, arguments[index]))
             echoed += [argument, arguments[index]]
             index += 1
         } else {
@@ -85,25 +85,25 @@ struct ParsedArguments {
         var letters = argument.dropFirst()
         var shown = "-"
         while let letter = letters.popFirst() {
-            guard let kind = specification.letters[letter] else {
+            guard let kind = specification.kind(of: letter) else {
                 throw .usage(letter == "h" ? nil : "unknown option -\(letter)")
             }
             shown.append(letter)
             if kind == .flag {
-                values[letter, default: []].append("")
+                values.append((letter, ""))
                 continue
             }
             let isSecret = specification.secretLetters.contains(letter)
             if !letters.isEmpty {
-                values[letter, default: []].append(String(letters))
+                values.append((letter, String(letters)))
                 shown += isSecret ? "<secret>" : String(letters)
             } else if index < arguments.count {
-                values[letter, default: []].append(arguments[index])
+                values.append((letter, arguments[index]))
                 echoed.append(shown)
                 shown = isSecret ? "<secret>" : arguments[index]
                 index += 1
             } else if kind == .valueOrPrompt {
-                prompted.insert(letter)
+                prompted.append(letter)
             } else {
                 throw .usage("option -\(letter) needs a value")
             }
