@@ -23,8 +23,16 @@ final class Database {
     /// How long a statement waits for another process's write lock before failing.
     static let busyTimeoutMilliseconds: Int32 = 10_000
 
+    /// SQLite's process-wide settings, applied once before the first connection: no memory statistics (a global
+    /// mutex on every allocation otherwise).
+    private static let configured: Bool = {
+        csqlite_disable_memory_statistics()
+        return true
+    }()
+
     /// Opens (creating when missing) the database at `path`, or an in-memory database when `path` is `nil`.
     init(path: String?) throws(EngineError) {
+        _ = Self.configured
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path ?? ":memory:", &connection, flags, nil)
