@@ -13,8 +13,8 @@ import KeychainCore
 /// `result` receives the new item as `SecItemCopyMatching` would return it; on failure it is set to `nil`.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCall.run("SecItemAdd", result) { keychain throws(EngineError) in
-        try SecItemOperations.add(attributes, in: keychain)
+    SecItemCall.run("SecItemAdd", result) { () throws(EngineError) in
+        try SecItemOperations.add(attributes)
     }
 }
 
@@ -26,8 +26,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// found. `kSecValueData` in the query is not a match criterion.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCall.run("SecItemCopyMatching", result) { keychain throws(EngineError) in
-        try SecItemOperations.copyMatching(query, in: keychain)
+    SecItemCall.run("SecItemCopyMatching", result) { () throws(EngineError) in
+        try SecItemOperations.copyMatching(query)
     }
 }
 
@@ -38,8 +38,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// that moves an item onto another's primary key is `errSecDuplicateItem`. The modification date becomes now.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    SecItemCall.run("SecItemUpdate", nil) { keychain throws(EngineError) -> CFTypeRef? in
-        try SecItemOperations.update(query, with: attributesToUpdate, in: keychain)
+    SecItemCall.run("SecItemUpdate", nil) { () throws(EngineError) -> CFTypeRef? in
+        try SecItemOperations.update(query, with: attributesToUpdate)
         return nil
     }
 }
@@ -51,21 +51,21 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// would add.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    SecItemCall.run("SecItemDelete", nil) { keychain throws(EngineError) -> CFTypeRef? in
-        try SecItemOperations.delete(query, in: keychain)
+    SecItemCall.run("SecItemDelete", nil) { () throws(EngineError) -> CFTypeRef? in
+        try SecItemOperations.delete(query)
         return nil
     }
 }
 
-/// What every SecItem function does around its operation: find the keychain, map the engine's error to its status,
-/// record the reason, and set the result pointer (to `nil` on failure).
+/// What every SecItem function does around its operation: map the engine's error to its status, record the reason,
+/// and set the result pointer (to `nil` on failure).
 enum SecItemCall {
     static func run(
         _ function: String, _ result: UnsafeMutablePointer<CFTypeRef?>?,
-        _ operation: (SecItemKeychain) throws(EngineError) -> CFTypeRef?
+        _ operation: () throws(EngineError) -> CFTypeRef?
     ) -> OSStatus {
         do throws(EngineError) {
-            let object = try operation(try SecItemKeychain.current())
+            let object = try operation()
             result?.pointee = object
             LastErrorMessage.record(nil)
             return errSecSuccess

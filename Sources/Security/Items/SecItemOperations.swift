@@ -2,11 +2,12 @@ import Foundation
 import KeychainCore
 
 /// The four SecItem operations: each dictionary checked against the operation's rules (DESIGN §6, then Apple's
-/// documented behaviour), turned into the engine's typed request, sent through the keychain's backend, and the
-/// answer shaped as Apple shapes it.
+/// documented behaviour), turned into the engine's typed request, sent through the current keychain's backend, and
+/// the answer shaped as Apple shapes it. Dictionaries are checked before the keychain is opened, so a malformed call
+/// touches no file.
 enum SecItemOperations {
     /// Adds an item; returns what the dictionary's `kSecReturn…` keys ask for.
-    static func add(_ dictionary: NSDictionary, in keychain: SecItemKeychain) throws(EngineError) -> CFTypeRef? {
+    static func add(_ dictionary: NSDictionary) throws(EngineError) -> CFTypeRef? {
         var request = try SecItemDictionary(dictionary)
         guard request.persistentReference == nil else {
             throw .init(
@@ -17,6 +18,7 @@ enum SecItemOperations {
         try request.rejectSkippingAuthentication(in: "SecItemAdd")
         try request.applyAccessControl()
         if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
+        let keychain = try SecItemKeychain.current()
         let item = try keychain.backend.add(
             NewItem(itemClass: request.itemClass, attributes: request.attributes, data: request.data ?? Data()),
             for: keychain.caller)
@@ -24,19 +26,17 @@ enum SecItemOperations {
     }
 
     /// Finds items; returns what the query's `kSecReturn…` keys ask for, one item or an array by the limit.
-    static func copyMatching(_ dictionary: NSDictionary, in keychain: SecItemKeychain) throws(EngineError) -> CFTypeRef?
-    {
+    static func copyMatching(_ dictionary: NSDictionary) throws(EngineError) -> CFTypeRef? {
         var request = try SecItemDictionary(dictionary)
         try request.checkReturnKeys()
         let query = try request.query(limit: request.limit, returning: request.returning)
+        let keychain = try SecItemKeychain.current()
         let items = try keychain.backend.copyMatching(query, for: keychain.caller)
         return SecItemResult.object(for: items, returning: request.returning, single: (request.limit ?? .one) == .one)
     }
 
     /// Changes every item the query matches.
-    static func update(
-        _ dictionary: NSDictionary, with changesDictionary: NSDictionary, in keychain: SecItemKeychain
-    ) throws(EngineError) {
+    static func update(_ dictionary: NSDictionary, with changesDictionary: NSDictionary) throws(EngineError) {
         var request = try SecItemDictionary(dictionary)
         if let key = request.returnKeys.first {
             throw .init(.param, "SecItemUpdate returns nothing; its query cannot hold the return key \"\(key)\"")
@@ -45,15 +45,18 @@ enum SecItemOperations {
         try request.rejectSkippingAuthentication(in: "SecItemUpdate")
         let query = try request.query(limit: nil, returning: [])
         let changes = try Self.changes(changesDictionary, itemClass: request.itemClass)
+        let keychain = try SecItemKeychain.current()
         _ = try keychain.backend.update(query, with: changes, for: keychain.caller)
     }
 
     /// Deletes every item the query matches.
-    static func delete(_ dictionary: NSDictionary, in keychain: SecItemKeychain) throws(EngineError) {
+    static func delete(_ dictionary: NSDictionary) throws(EngineError) {
         var request = try SecItemDictionary(dictionary)
         try request.rejectMatchKeys(in: "SecItemDelete")
         try request.rejectSkippingAuthentication(in: "SecItemDelete")
-        _ = try keychain.backend.delete(request.query(limit: nil, returning: []), for: keychain.caller)
+        let query = try request.query(limit: nil, returning: [])
+        let keychain = try SecItemKeychain.current()
+        _ = try keychain.backend.delete(query, for: keychain.caller)
     }
 
     /// Reads `attributesToUpdate`: attributes of the class and `kSecValueData` only; any other key is
