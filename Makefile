@@ -3,7 +3,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench soak clean
+.PHONY: bootstrap build test lint demo bench soak fuzz-security clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -30,6 +30,15 @@ bench: bootstrap
 soak: bootstrap
 	$(SWIFT) build --build-tests
 	KEYCHAIN_SOAK=1 $(SWIFT) test --skip-build --filter Soak
+
+# libFuzzer on the four SecItem functions (Security) for FUZZ_SECONDS (default 10 minutes). The instrumented build
+# has its own scratch path so it does not replace the ordinary one; the corpus lives in fuzz-corpus/ (not in git).
+FUZZ_SECONDS ?= 600
+fuzz-security: bootstrap
+	$(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --product security-fuzz
+	mkdir -p fuzz-corpus/security
+	$$($(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --show-bin-path)/security-fuzz \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-corpus/security- fuzz-corpus/security
 
 clean:
 	rm -rf .build
