@@ -30,6 +30,14 @@ public struct SecItemKeychain: Sendable {
         try Self.$scoped.withValue(self, operation: operation)
     }
 
+    /// Runs `operation` with every `SecItem…` call it makes on the current task and its child tasks going to this
+    /// keychain as this caller.
+    public func run<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await Self.$scoped.withValue(self, operation: operation)
+    }
+
     /// The keychain set by ``run(_:)``, if any.
     @TaskLocal private static var scoped: SecItemKeychain?
 
