@@ -3,7 +3,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench soak docs clean
+.PHONY: bootstrap build test lint demo bench soak docs fuzz-security clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -41,6 +41,14 @@ docs: bootstrap
 	$(DOCC) convert Sources/Keychain/Keychain.docc --additional-symbol-graph-dir .build/docs/symbol-graphs \
 		--fallback-display-name Keychain --fallback-bundle-identifier swift-keychain.Keychain \
 		--warnings-as-errors --output-path .build/docs/Keychain.doccarchive
+# libFuzzer on the four SecItem functions (Security) for FUZZ_SECONDS (default 10 minutes). The instrumented build
+# has its own scratch path so it does not replace the ordinary one; the corpus lives in fuzz-corpus/ (not in git).
+FUZZ_SECONDS ?= 600
+fuzz-security: bootstrap
+	$(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --product security-fuzz
+	mkdir -p fuzz-corpus/security
+	$$($(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --show-bin-path)/security-fuzz \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-corpus/security- fuzz-corpus/security
 
 clean:
 	rm -rf .build
