@@ -61,7 +61,7 @@ final class ProcessKeychain: Sendable {
             if let opened { return opened }
             let caller: Caller
             do throws(EngineError) {
-                caller = try Caller.resolve(environment: environment, executablePath: Self.executablePath())
+                caller = try Caller.current(environment: environment)
             } catch {
                 throw EngineError(.missingEntitlement, "the caller's entitlements cannot be read: \(error.message)")
             }
@@ -70,11 +70,5 @@ final class ProcessKeychain: Sendable {
             opened = keychain
             return keychain
         }
-    }
-
-    /// The running executable's path, links resolved, so its `.entitlements` file is found beside the real binary.
-    private static func executablePath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments.first ?? "unknown"
     }
 }
