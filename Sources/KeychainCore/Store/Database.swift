@@ -185,7 +185,9 @@ final class Statement {
             case .null: status = sqlite3_bind_null(pointer, index)
             case .integer(let number): status = sqlite3_bind_int64(pointer, index, number)
             case .real(let number): status = sqlite3_bind_double(pointer, index, number)
-            case .text(let text): status = sqlite3_bind_text(pointer, index, text, -1, Self.transient)
+            case .text(let text):
+                // withCString lends a native string's own bytes; passing the String would copy them.
+                status = text.withCString { sqlite3_bind_text(pointer, index, $0, -1, Self.transient) }
             case .blob(let data):
                 status = data.withUnsafeBytes { bytes in
                     // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.
