@@ -29,7 +29,7 @@ bench: bootstrap
 # Long crash and concurrency loops, run before resolving the issues they belong to.
 soak: bootstrap
 	$(SWIFT) build --build-tests
-	KEYCHAIN_SOAK=1 $(SWIFT) test --skip-build --filter Soak
+	KEYCHAIN_SOAK=1 $(SWIFT) test --skip-build --filter '[Ss]oak'
 
 # The Keychain module's DocC archive: public symbol graphs from `swift package dump-symbol-graph`, then the
 # toolchain's docc over the catalog.
