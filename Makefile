@@ -3,7 +3,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench cli soak docs clean
+.PHONY: bootstrap build test lint demo bench cli soak docs fuzz-security clean
 
 # Release builds are fully static executables: a `security` command then takes about 2.5 ms instead of 8 (no
 # dynamic loader, no shared-library relocations). Every release product is built with the same flags, so switching
@@ -43,7 +43,7 @@ cli: bootstrap
 # Long crash and concurrency loops, run before resolving the issues they belong to.
 soak: bootstrap
 	$(SWIFT) build --build-tests
-	KEYCHAIN_SOAK=1 $(SWIFT) test --skip-build --filter Soak
+	KEYCHAIN_SOAK=1 $(SWIFT) test --skip-build --filter '[Ss]oak'
 
 # The Keychain module's DocC archive: public symbol graphs from `swift package dump-symbol-graph`, then the
 # toolchain's docc over the catalog.
@@ -55,6 +55,14 @@ docs: bootstrap
 	$(DOCC) convert Sources/Keychain/Keychain.docc --additional-symbol-graph-dir .build/docs/symbol-graphs \
 		--fallback-display-name Keychain --fallback-bundle-identifier swift-keychain.Keychain \
 		--warnings-as-errors --output-path .build/docs/Keychain.doccarchive
+# libFuzzer on the four SecItem functions (Security) for FUZZ_SECONDS (default 10 minutes). The instrumented build
+# has its own scratch path so it does not replace the ordinary one; the corpus lives in fuzz-corpus/ (not in git).
+FUZZ_SECONDS ?= 600
+fuzz-security: bootstrap
+	$(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --product security-fuzz
+	mkdir -p fuzz-corpus/security
+	$$($(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --show-bin-path)/security-fuzz \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-corpus/security- fuzz-corpus/security
 
 clean:
 	rm -rf .build

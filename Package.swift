@@ -57,3 +57,15 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `Security` is Apple's SecItem API for Linux. On Apple's platforms the system framework owns that module name, so
+// the library, its tests and its tools exist only where Darwin does not (DESIGN §1).
+#if !canImport(Darwin)
+    package.products.append(.library(name: "Security", targets: ["Security"]))
+    package.targets += [
+        .target(name: "Security", dependencies: ["KeychainCore"]),
+        .executableTarget(name: "secitem-probe", dependencies: ["Security", "KeychainCore"]),
+        .executableTarget(name: "security-fuzz", dependencies: ["Security", "KeychainCore"]),
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "KeychainCore", "secitem-probe"]),
+    ]
+#endif

@@ -31,12 +31,8 @@ public struct ApplicationIdentity: Sendable, Hashable, CustomStringConvertible {
     /// executable's name as both identifier and only group. Throws when an entitlements file is unreadable or
     /// malformed.
     public static func current() throws(KeychainError) -> ApplicationIdentity {
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments.first ?? "swift-keychain"
         do {
-            return ApplicationIdentity(
-                try Caller.resolve(environment: Keychain.environment, executablePath: executable))
+            return ApplicationIdentity(try Caller.current(environment: Keychain.environment))
         } catch {
             throw KeychainError(error, doing: "cannot resolve this process's keychain identity")
         }

@@ -1,5 +1,5 @@
 /// `async` variants of keybag control. Setting, changing or checking a passcode stretches it with Argon2id (about
-/// 0.45 s at ``PasscodeHashing/standard``): these do that work off the caller's executor.
+/// 0.35 s at ``PasscodeHashing/standard``): these do that work off the caller's executor.
 extension Keychain {
     /// The keychain's lock state; see `keybagState()`.
     public func keybagState() async throws(KeychainError) -> KeybagState {

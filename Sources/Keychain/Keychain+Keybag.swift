@@ -6,7 +6,7 @@ import KeychainCore
 /// With no passcode every item is available. With one, an opened keychain starts locked: items of
 /// ``Accessibility/whenUnlocked`` (and its kin) throw ``KeychainError/interactionNotAllowed`` until `unlock(passcode:)`;
 /// ``Accessibility/afterFirstUnlock`` items stay available after the first unlock, ``Accessibility/always`` items
-/// always. Stretching a passcode takes about 0.45 s (``PasscodeHashing/standard``): prefer the `async` variants.
+/// always. Stretching a passcode takes about 0.35 s (``PasscodeHashing/standard``): prefer the `async` variants.
 extension Keychain {
     /// The keychain's lock state.
     public func keybagState() throws(KeychainError) -> KeybagState {

@@ -3,7 +3,7 @@ import KeychainCore
 /// How hard a passcode is stretched (Argon2id) when it is set: the cost an attacker pays for every guess against
 /// a copied keychain, and the time every unlock takes. A keychain keeps the cost its passcode was set with.
 public enum PasscodeHashing: Sendable, Hashable {
-    /// 256 MiB and 3 passes: about 0.45 s per unlock on a 2-core server. The default.
+    /// 192 MiB and 3 passes: about 0.35 s per unlock on a 2-core server. The default.
     case standard
     /// The cheapest Argon2id allows. For tests only: it protects nothing.
     case minimum

@@ -43,12 +43,12 @@ final class EngineStore: BenchStore {
         _ = try engine.delete(query(service: service, account: account), for: caller)
     }
 
-    func batchAdd(_ entries: [BenchEntry], recorder: inout LatencyRecorder) throws {
+    func batchAdd(_ indices: Range<Int>, recorder: inout LatencyRecorder) throws {
         var itemsTotal: UInt64 = 0
         let start = DispatchTime.now().uptimeNanoseconds
         try engine.batch(for: caller) { batch throws(EngineError) in
-            for entry in entries {
-                let item = newItem(entry)
+            for index in indices {
+                let item = newItem(BenchEntry(index, prefix: "batch"))
                 let itemStart = DispatchTime.now().uptimeNanoseconds
                 try batch.add(item)
                 let elapsed = DispatchTime.now().uptimeNanoseconds - itemStart

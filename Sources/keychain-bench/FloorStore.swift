@@ -79,9 +79,12 @@ final class FloorStore: BenchStore {
             [group, Data(service.utf8), Data(account.utf8)])
     }
 
-    func batchAdd(_ entries: [BenchEntry], recorder: inout LatencyRecorder) throws {
+    func batchAdd(_ indices: Range<Int>, recorder: inout LatencyRecorder) throws {
         try execute("BEGIN IMMEDIATE")
-        for entry in entries { try recorder.time { try add(entry) } }
+        for index in indices {
+            let entry = BenchEntry(index, prefix: "batch")
+            try recorder.time { try add(entry) }
+        }
         let start = DispatchTime.now().uptimeNanoseconds
         try execute("COMMIT")
         recorder.extraNanoseconds += DispatchTime.now().uptimeNanoseconds - start

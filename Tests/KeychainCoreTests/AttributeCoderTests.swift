@@ -34,6 +34,14 @@ struct AttributeCoderTests {
         #expect(status { _ = try AttributeCoder.decode(huge) } == .decode)
     }
 
+    @Test("Storage slots follow name order, one per attribute")
+    func slots() {
+        #expect(AttributeKey.allCases.map(\.slot).sorted() == Array(0..<AttributeKey.allCases.count))
+        for key in AttributeKey.allCases { #expect(AttributeKey.byName[key.slot] == key) }
+        let attributes: ItemAttributes = [.type: .integer(1), .account: .string("a"), .port: .integer(2)]
+        #expect(attributes.map(\.key) == [.account, .port, .type])
+    }
+
     @Test("Random bytes never crash the decoder")
     func randomBytes() throws {
         var generator = SystemRandomNumberGenerator()

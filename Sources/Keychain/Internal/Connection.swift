@@ -16,7 +16,7 @@ final class Connection: Sendable {
     /// Where `async` calls do their blocking work.
     ///
     /// Why a dispatch queue and not the caller's executor or a task: the engine blocks (fsync on every write;
-    /// Argon2id for about 0.45 s on unlock and passcode changes), and blocking a thread of Swift's cooperative pool
+    /// Argon2id for about 0.35 s on unlock and passcode changes), and blocking a thread of Swift's cooperative pool
     /// starves every other task of the process, since that pool has only one thread per core. A dispatch queue
     /// runs on threads outside that pool, and the caller's task is suspended on a continuation meanwhile. The
     /// queue is serial and per keychain because the engine serialises its operations under one lock anyway: more

@@ -27,17 +27,13 @@ public enum AEAD {
         }
     }
 
-    /// Seals a key under a key-encryption key (the bytes of `key` never leave locked memory in clear).
+    /// Seals a key under a key-encryption key (the bytes of `key` are read in place, never copied out of locked
+    /// memory).
     public static func seal(
         key: SecretKey, under wrappingKey: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> Data {
-        try Sodium.ensureInitialized()
-        return key.withUnsafeBytes { message in
-            associatedData.withUnsafeBytes { additional in
-                wrappingKey.withUnsafeBytes { keyBytes in
-                    sealRaw(message, key: keyBytes, associatedData: additional)
-                }
-            }
+        try key.withUnsafeBytes { (bytes) throws(EngineError) -> Data in
+            try seal(bytes, key: wrappingKey, associatedData: associatedData)
         }
     }
 

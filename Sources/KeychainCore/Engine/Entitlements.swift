@@ -40,7 +40,16 @@ extension Caller {
         self.init(applicationIdentifier: identifier ?? executableName, accessGroups: unique)
     }
 
-    /// The caller of this process: the plist named by `KEYCHAIN_ENTITLEMENTS`, else `<executable>.entitlements`
+    /// The caller of the running process: ``resolve(environment:executablePath:)`` for this executable (its real
+    /// path, links resolved, so an `.entitlements` file is found beside the real binary).
+    public static func current(environment: [String: String]) throws(EngineError) -> Caller {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first ?? "swift-keychain"
+        return try resolve(environment: environment, executablePath: executable)
+    }
+
+    /// The caller of a process: the plist named by `KEYCHAIN_ENTITLEMENTS`, else `<executable>.entitlements`
     /// beside the executable, else the default identity (application identifier and only group: the executable's
     /// name).
     public static func resolve(environment: [String: String], executablePath: String) throws(EngineError) -> Caller {

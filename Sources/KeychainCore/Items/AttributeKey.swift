@@ -43,34 +43,35 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     /// The path (`path`), internet passwords only.
     case path = "path"
 
-    /// The attribute's position in ``ItemAttributes``'s fixed storage.
+    /// The attribute's position in ``ItemAttributes``'s fixed storage: alphabetical by four-character name, so
+    /// storage order is name order.
     var slot: Int {
         switch self {
-        case .accessGroup: 0
-        case .accessible: 1
-        case .synchronizable: 2
+        case .account: 0
+        case .accessGroup: 1
+        case .authenticationType: 2
         case .creationDate: 3
-        case .modificationDate: 4
+        case .creator: 4
         case .itemDescription: 5
-        case .comment: 6
-        case .creator: 7
-        case .type: 8
+        case .generic: 6
+        case .comment: 7
+        case .isInvisible: 8
         case .label: 9
-        case .isInvisible: 10
+        case .modificationDate: 10
         case .isNegative: 11
-        case .account: 12
-        case .service: 13
-        case .generic: 14
-        case .securityDomain: 15
-        case .server: 16
-        case .protocol: 17
-        case .authenticationType: 18
-        case .port: 19
-        case .path: 20
+        case .path: 12
+        case .accessible: 13
+        case .port: 14
+        case .`protocol`: 15
+        case .securityDomain: 16
+        case .server: 17
+        case .service: 18
+        case .synchronizable: 19
+        case .type: 20
         }
     }
 
-    /// Every attribute, ordered by four-character name.
+    /// Every attribute, ordered by four-character name (the order of ``slot``).
     static let byName: [AttributeKey] = allCases.sorted()
 
     /// The attributes every class has.

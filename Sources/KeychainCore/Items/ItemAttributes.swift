@@ -73,10 +73,10 @@ public struct ItemAttributes: Sendable, Hashable, Sequence, ExpressibleByDiction
 
         /// The next attribute, or `nil` after the last.
         public mutating func next() -> (key: AttributeKey, value: AttributeValue)? {
-            while !slots.isEmpty && position < AttributeKey.byName.count {
-                let key = AttributeKey.byName[position]
-                position += 1
-                if let value = slots[key.slot] { return (key, value) }
+            // Slots are in name order, so walking them is iterating by name.
+            while position < slots.count {
+                defer { position += 1 }
+                if let value = slots[position] { return (AttributeKey.byName[position], value) }
             }
             return nil
         }

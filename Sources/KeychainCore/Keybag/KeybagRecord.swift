@@ -11,6 +11,11 @@ struct KeybagRecord {
         /// The key of the blind indexes.
         case index
 
+        /// Hashes the case, not the raw string (the keybag looks keys up on every row it opens).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(Self.allCases.firstIndex(of: self))
+        }
+
         /// Whether the device key alone wraps it (available while locked) rather than the KEK.
         var isWrappedByDeviceKey: Bool {
             switch self {

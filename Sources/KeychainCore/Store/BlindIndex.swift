@@ -47,8 +47,10 @@ final class BlindIndex {
     func primaryKey(
         itemClass: ItemClass, accessGroup: String, synchronizable: Bool, attributes: ItemAttributes
     ) throws(EngineError) -> Data {
-        var input: [UInt8] = [UInt8(ascii: "p"), UInt8(ascii: "k"), UInt8(ascii: "1"), 0]
+        var input: [UInt8] = []
         input.reserveCapacity(128)
+        input.appendUTF8("pk1")
+        input.append(0)
         input.appendUTF8(itemClass.rawValue)
         input.append(0)
         input.appendLengthPrefixedUTF8(accessGroup)

@@ -23,8 +23,16 @@ final class Database {
     /// How long a statement waits for another process's write lock before failing.
     static let busyTimeoutMilliseconds: Int32 = 10_000
 
+    /// SQLite's process-wide settings, applied once before the first connection: no memory statistics (a global
+    /// mutex on every allocation otherwise).
+    private static let configured: Bool = {
+        csqlite_disable_memory_statistics()
+        return true
+    }()
+
     /// Opens (creating when missing) the database at `path`, or an in-memory database when `path` is `nil`.
     init(path: String?) throws(EngineError) {
+        _ = Self.configured
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path ?? ":memory:", &connection, flags, nil)
@@ -177,7 +185,9 @@ final class Statement {
             case .null: status = sqlite3_bind_null(pointer, index)
             case .integer(let number): status = sqlite3_bind_int64(pointer, index, number)
             case .real(let number): status = sqlite3_bind_double(pointer, index, number)
-            case .text(let text): status = sqlite3_bind_text(pointer, index, text, -1, Self.transient)
+            case .text(let text):
+                // withCString lends a native string's own bytes; passing the String would copy them.
+                status = text.withCString { sqlite3_bind_text(pointer, index, $0, -1, Self.transient) }
             case .blob(let data):
                 status = data.withUnsafeBytes { bytes in
                     // A zero-length blob still needs a non-null pointer, or SQLite stores NULL.

@@ -1,0 +1,97 @@
+import Foundation
+import KeychainCore
+
+/// An item's accessibility plus the authentication its use requires, for ``kSecAttrAccessControl``.
+///
+/// Until access control is enforced (a later issue), an add or update with a constrained access control (any flag
+/// set) is refused with `errSecUnimplemented` and a message saying so: an item is never stored without the protection
+/// it asked for. An access control without flags is the same as its accessibility alone. Immutable, so safe to share.
+public final class SecAccessControl: Sendable, CustomStringConvertible {
+    /// The accessibility (`pdmn`) the item gets.
+    let protectionClass: ProtectionClass
+    /// The authentication required to use the item.
+    let flags: SecAccessControlCreateFlags
+
+    init(protectionClass: ProtectionClass, flags: SecAccessControlCreateFlags) {
+        self.protectionClass = protectionClass
+        self.flags = flags
+    }
+
+    /// Whether the access control asks for more than an accessibility.
+    var isConstrained: Bool { !flags.isEmpty }
+
+    /// `<SecAccessControl: ak, flags 0x1>`, like Apple's rendering.
+    public var description: String {
+        "<SecAccessControl: \(protectionClass.rawValue), flags 0x\(String(flags.rawValue, radix: 16))>"
+    }
+}
+
+/// What using an item protected by a ``SecAccessControl`` requires, with Apple's bit values.
+public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
+    /// The bits.
+    public let rawValue: CFOptionFlags
+
+    /// Creates flags from bits.
+    public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
+
+    /// The device passcode or biometry.
+    public static let userPresence = SecAccessControlCreateFlags(rawValue: 1 << 0)
+    /// Any enrolled biometry.
+    public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
+    /// Apple's former name of ``biometryAny``.
+    @available(*, deprecated, renamed: "biometryAny")
+    public static let touchIDAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
+    /// The biometry enrolled now; invalidated when enrolment changes.
+    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
+    /// Apple's former name of ``biometryCurrentSet``.
+    @available(*, deprecated, renamed: "biometryCurrentSet")
+    public static let touchIDCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
+    /// The device passcode.
+    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
+    /// A paired watch.
+    public static let watch = SecAccessControlCreateFlags(rawValue: 1 << 5)
+    /// A paired companion device (the same bit as ``watch``).
+    public static let companion = SecAccessControlCreateFlags(rawValue: 1 << 5)
+    /// At least one of the constraints.
+    public static let or = SecAccessControlCreateFlags(rawValue: 1 << 14)
+    /// Every constraint.
+    public static let and = SecAccessControlCreateFlags(rawValue: 1 << 15)
+    /// Use of a private key (keys only).
+    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
+    /// An application-provided password.
+    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
+}
+
+/// Creates an access control from an accessibility (one of the `kSecAttrAccessible…` values) and flags.
+///
+/// Returns `nil` when `protection` is not an accessibility value, and then sets `error` (when given) to an error
+/// with `errSecParam` as its code and a description naming the value. `allocator` is ignored.
+public func SecAccessControlCreateWithFlags(
+    _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecAccessControl? {
+    guard let text = protection as? String, let protectionClass = ProtectionClass(rawValue: text) else {
+        let detail = "the protection \(String(describing: protection)) is not a kSecAttrAccessible value"
+        error?.pointee = Unmanaged.passRetained(
+            NSError(
+                domain: NSOSStatusErrorDomain, code: Int(errSecParam),
+                userInfo: [NSLocalizedDescriptionKey: detail]))
+        return nil
+    }
+    return SecAccessControl(protectionClass: protectionClass, flags: flags)
+}
+
+extension SecAccessControlCreateFlags {
+    /// The flags' Swift names, for messages: `userPresence, or`.
+    var names: String {
+        let known: [(SecAccessControlCreateFlags, String)] = [
+            (.userPresence, "userPresence"), (.biometryAny, "biometryAny"), (.biometryCurrentSet, "biometryCurrentSet"),
+            (.devicePasscode, "devicePasscode"), (.watch, "watch"), (.or, "or"), (.and, "and"),
+            (.privateKeyUsage, "privateKeyUsage"), (.applicationPassword, "applicationPassword"),
+        ]
+        var names = known.filter { contains($0.0) }.map(\.1)
+        let unknown = subtracting(known.reduce(into: SecAccessControlCreateFlags()) { $0.formUnion($1.0) })
+        if !unknown.isEmpty { names.append("0x" + String(unknown.rawValue, radix: 16)) }
+        return names.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import KeychainCore
+
+/// A SecItem dictionary (the attributes of an add, or a query) sorted by what each key means, before an operation's
+/// own rules apply.
+///
+/// Keys are recognised as Apple's server recognises them: `class`; any four-character key is an attribute, and one
+/// the class lacks is `errSecNoSuchAttr`; other keys belong to a family by their prefix (`r_` return, `m_` match,
+/// `v_` value, `u_` use) and an unknown one is `errSecParam`. Keys are read in sorted order, so when several are
+/// wrong the same one is reported every time.
+struct SecItemDictionary {
+    /// The class the dictionary names, or the class of its persistent reference.
+    var itemClass: ItemClass
+    /// The class the dictionary names with `kSecClass`.
+    var explicitClass: ItemClass?
+    /// The attributes, without the synchronizable flag (kept in ``synchronizable``).
+    var attributes = ItemAttributes()
+    /// `kSecAttrSynchronizable`, when present.
+    var synchronizable: SynchronizableValue?
+    /// `kSecAttrAccessControl`, when present.
+    var accessControl: SecAccessControl?
+    /// `kSecValueData`, when present.
+    var data: Data?
+    /// `kSecValuePersistentRef`, when present.
+    var persistentReference: PersistentReference?
+    /// What the `kSecReturn…` keys set to true ask for (``returnsReference`` aside).
+    var returning: ReturnOptions = []
+    /// The `kSecReturn…` keys present, true or false.
+    var returnKeys: [String] = []
+    /// Whether `kSecReturnRef` is true.
+    var returnsReference = false
+    /// `kSecMatchLimit`, when present.
+    var limit: MatchLimit?
+    /// The `kSecMatch…` keys present.
+    var matchKeys: [String] = []
+    /// `kSecMatchCaseInsensitive`.
+    var caseInsensitive = false
+    /// `kSecUseAuthenticationUI` (or the deprecated `kSecUseNoAuthenticationUI`).
+    var authenticationUI = AuthenticationUI.allow
+
+    /// The values of `kSecUseAuthenticationUI`.
+    enum AuthenticationUI: String {
+        case allow = "u_AuthUIA"
+        case fail = "u_AuthUIF"
+        case skip = "u_AuthUIS"
+    }
+
+    /// The most keys a dictionary may hold (Apple's `QUERY_KEY_LIMIT`).
+    static let maximumKeyCount = 128
+
+    /// Sorts a dictionary's keys; throws for the first key (in sorted order) that is unknown or of the wrong type.
+    init(_ dictionary: NSDictionary) throws(EngineError) {
+        let entries = try Self.entries(of: dictionary)
+        if let value = entries.first(where: { $0.key == "class" })?.value {
+            explicitClass = try Self.itemClass(value)
+        }
+        if let value = entries.first(where: { $0.key == "v_PersistentRef" })?.value {
+            persistentReference = try Self.persistentReference(value)
+        }
+        guard let itemClass = explicitClass ?? persistentReference?.itemClass else {
+            throw .init(.param, "the dictionary names no item class: kSecClass (\"class\") is missing")
+        }
+        self.itemClass = itemClass
+        for (key, value) in entries where key != "class" && key != "v_PersistentRef" {
+            try add(key, value)
+        }
+    }
+
+    /// The entries, keys checked to be strings, in sorted order.
+    static func entries(of dictionary: NSDictionary) throws(EngineError) -> [(key: String, value: Any)] {
+        guard dictionary.count <= maximumKeyCount else {
+            throw .init(.param, "the dictionary has \(dictionary.count) keys; at most \(maximumKeyCount) are allowed")
+        }
+        var entries: [(key: String, value: Any)] = []
+        for (key, value) in dictionary {
+            guard let name = key as? String else {
+                throw .init(.param, "every key must be a string, not \(FoundationValue.describe(key))")
+            }
+            entries.append((name, value))
+        }
+        return entries.sorted { $0.key < $1.key }
+    }
+
+    private mutating func add(_ key: String, _ value: Any) throws(EngineError) {
+        if key.utf16.count == 4 {
+            switch try AttributeEntry(key, value, itemClass: itemClass) {
+            case .ignored: break
+            case .synchronizable(let synchronizable): self.synchronizable = synchronizable
+            case .accessControl(let accessControl): self.accessControl = accessControl
+            case .attribute(let attribute, let attributeValue): attributes[attribute] = attributeValue
+            }
+        } else if key == "persistref" {
+            // Apple's server skips the persistent-reference attribute in every dictionary.
+        } else if key.hasPrefix("r_") {
+            try addReturn(key, value)
+        } else if key.hasPrefix("m_") {
+            try addMatch(key, value)
+        } else if key.hasPrefix("v_") {
+            try addValue(key, value)
+        } else if key.hasPrefix("u_") {
+            try addUse(key, value)
+        } else {
+            throw .init(.param, "the key \"\(key)\" is not a keychain key")
+        }
+    }
+
+    private mutating func addReturn(_ key: String, _ value: Any) throws(EngineError) {
+        let options: [String: ReturnOptions] = [
+            "r_Data": .data, "r_Attributes": .attributes, "r_PersistentRef": .persistentReference, "r_Ref": [],
+        ]
+        guard let option = options[key] else {
+            throw .init(.param, "the return key \"\(key)\" is not one of Apple's kSecReturn… keys")
+        }
+        let wanted = try FoundationValue.requireBoolean(value, for: key)
+        returnKeys.append(key)
+        if key == "r_Ref" {
+            returnsReference = wanted
+        } else if wanted {
+            returning.insert(option)
+        }
+    }
+
+    private mutating func addMatch(_ key: String, _ value: Any) throws(EngineError) {
+        switch key {
+        case "m_Limit": limit = try Self.matchLimit(value)
+        case "m_CaseInsensitive": caseInsensitive = try FoundationValue.requireBoolean(value, for: key)
+        default:
+            throw .init(
+                .param,
+                "the match key \"\(key)\" is not supported: password items take only kSecMatchLimit and kSecMatchCaseInsensitive"
+            )
+        }
+        matchKeys.append(key)
+    }
+
+    private mutating func addValue(_ key: String, _ value: Any) throws(EngineError) {
+        switch key {
+        case "v_Data": data = try FoundationValue.requireData(value, for: key)
+        case "v_Ref":
+            throw .init(.param, "kSecValueRef (\"v_Ref\") is not supported: password items have no item reference")
+        default: throw .init(.param, "the value key \"\(key)\" is not one of Apple's kSecValue… keys")
+        }
+    }
+
+    private mutating func addUse(_ key: String, _ value: Any) throws(EngineError) {
+        switch key {
+        case "u_AuthUI":
+            let text = try FoundationValue.requireString(value, for: key)
+            guard let choice = AuthenticationUI(rawValue: text) else {
+                throw .init(
+                    .param,
+                    "the value of \"u_AuthUI\" must be kSecUseAuthenticationUIAllow, …Fail or …Skip, not \"\(text)\"")
+            }
+            authenticationUI = choice
+        case "u_NoAuthUI":
+            if try FoundationValue.requireBoolean(value, for: key) { authenticationUI = .fail }
+        case "u_OpPrompt": _ = try FoundationValue.requireString(value, for: key)
+        case "u_AuthCtx": break  // Any object: the authentication context is kept for access control, which is later.
+        default: throw .init(.param, "the use key \"\(key)\" is not supported")
+        }
+    }
+
+    private static func itemClass(_ value: Any) throws(EngineError) -> ItemClass {
+        let name = try FoundationValue.requireString(value, for: "class")
+        if let itemClass = ItemClass(rawValue: name) { return itemClass }
+        if ["cert", "keys", "idnt"].contains(name) {
+            throw .init(
+                .unimplemented,
+                "the class \"\(name)\" (certificates, keys and identities) is not supported yet; this keychain holds generic and internet passwords"
+            )
+        }
+        throw .init(.noSuchClass, "the class \"\(name)\" is not an item class (genp, inet)")
+    }
+
+    private static func persistentReference(_ value: Any) throws(EngineError) -> PersistentReference {
+        let data = try FoundationValue.requireData(value, for: "v_PersistentRef")
+        guard let reference = PersistentReference(data: data) else {
+            throw .init(
+                .param, "the value of \"v_PersistentRef\" (\(data.count) bytes) is not a valid persistent reference")
+        }
+        return reference
+    }
+
+    private static func matchLimit(_ value: Any) throws(EngineError) -> MatchLimit {
+        if let text = value as? String {
+            switch text {
+            case "m_LimitOne": return .one
+            case "m_LimitAll": return .all
+            default:
+                throw .init(
+                    .param, "the value of \"m_Limit\" must be kSecMatchLimitOne, kSecMatchLimitAll or a number")
+            }
+        }
+        guard FoundationValue.boolean(value) == nil, let count = FoundationValue.integer(value) else {
+            throw FoundationValue.wrongType(
+                "m_Limit", expected: "kSecMatchLimitOne, kSecMatchLimitAll or a number", value)
+        }
+        guard count >= 1, count <= Int.max else {
+            throw .init(.param, "the match limit must be at least 1, not \(count)")
+        }
+        return count == 1 ? .one : .upTo(Int(count))
+    }
+}
+
+/// The value of `kSecAttrSynchronizable`.
+enum SynchronizableValue: Equatable {
+    /// `true` or `false`.
+    case flag(Bool)
+    /// `kSecAttrSynchronizableAny`: both kinds (queries only; an add or update ignores it, as Apple's server does).
+    case any
+}

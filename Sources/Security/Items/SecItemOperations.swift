@@ -1,0 +1,153 @@
+import Foundation
+import KeychainCore
+
+/// The four SecItem operations: each dictionary checked against the operation's rules (DESIGN §6, then Apple's
+/// documented behaviour), turned into the engine's typed request, sent through the current keychain's backend, and
+/// the answer shaped as Apple shapes it. Dictionaries are checked before the keychain is opened, so a malformed call
+/// touches no file.
+enum SecItemOperations {
+    /// Adds an item; returns what the dictionary's `kSecReturn…` keys ask for.
+    static func add(_ dictionary: NSDictionary) throws(EngineError) -> CFTypeRef? {
+        var request = try SecItemDictionary(dictionary)
+        guard request.persistentReference == nil else {
+            throw .init(
+                .param, "kSecValuePersistentRef (\"v_PersistentRef\") names an existing item; an add cannot take it")
+        }
+        try request.rejectMatchKeys(in: "SecItemAdd")
+        try request.checkReturnKeys()
+        try request.rejectSkippingAuthentication(in: "SecItemAdd")
+        try request.applyAccessControl()
+        if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
+        let keychain = try SecItemKeychain.current()
+        let item = try keychain.backend.add(
+            NewItem(itemClass: request.itemClass, attributes: request.attributes, data: request.data ?? Data()),
+            for: keychain.caller)
+        return SecItemResult.object(for: [item], returning: request.returning, single: true)
+    }
+
+    /// Finds items; returns what the query's `kSecReturn…` keys ask for, one item or an array by the limit.
+    static func copyMatching(_ dictionary: NSDictionary) throws(EngineError) -> CFTypeRef? {
+        var request = try SecItemDictionary(dictionary)
+        try request.checkReturnKeys()
+        let query = try request.query(limit: request.limit, returning: request.returning)
+        let keychain = try SecItemKeychain.current()
+        let items = try keychain.backend.copyMatching(query, for: keychain.caller)
+        return SecItemResult.object(for: items, returning: request.returning, single: (request.limit ?? .one) == .one)
+    }
+
+    /// Changes every item the query matches.
+    static func update(_ dictionary: NSDictionary, with changesDictionary: NSDictionary) throws(EngineError) {
+        var request = try SecItemDictionary(dictionary)
+        if let key = request.returnKeys.first {
+            throw .init(.param, "SecItemUpdate returns nothing; its query cannot hold the return key \"\(key)\"")
+        }
+        try request.rejectMatchKeys(in: "SecItemUpdate")
+        try request.rejectSkippingAuthentication(in: "SecItemUpdate")
+        let query = try request.query(limit: nil, returning: [])
+        let changes = try Self.changes(changesDictionary, itemClass: request.itemClass)
+        let keychain = try SecItemKeychain.current()
+        _ = try keychain.backend.update(query, with: changes, for: keychain.caller)
+    }
+
+    /// Deletes every item the query matches.
+    static func delete(_ dictionary: NSDictionary) throws(EngineError) {
+        var request = try SecItemDictionary(dictionary)
+        try request.rejectMatchKeys(in: "SecItemDelete")
+        try request.rejectSkippingAuthentication(in: "SecItemDelete")
+        let query = try request.query(limit: nil, returning: [])
+        let keychain = try SecItemKeychain.current()
+        _ = try keychain.backend.delete(query, for: keychain.caller)
+    }
+
+    /// Reads `attributesToUpdate`: attributes of the class and `kSecValueData` only; any other key is
+    /// `errSecNoSuchAttr`, as on Apple's server.
+    static func changes(_ dictionary: NSDictionary, itemClass: ItemClass) throws(EngineError) -> ItemChanges {
+        var changes = ItemChanges()
+        var accessControl: SecAccessControl?
+        for (key, value) in try SecItemDictionary.entries(of: dictionary) {
+            if key == "v_Data" {
+                changes.data = try FoundationValue.requireData(value, for: key)
+                continue
+            }
+            if key == "persistref" { continue }
+            guard key.utf16.count == 4 else {
+                throw .init(
+                    .noSuchAttribute,
+                    "attributesToUpdate holds \"\(key)\", which is not an attribute of class \(itemClass.rawValue): it takes only attributes and kSecValueData"
+                )
+            }
+            switch try AttributeEntry(key, value, itemClass: itemClass) {
+            case .ignored, .synchronizable(.any): break
+            case .synchronizable(.flag(let flag)): changes.attributes[.synchronizable] = .bool(flag)
+            case .accessControl(let control): accessControl = control
+            case .attribute(let attribute, let attributeValue): changes.attributes[attribute] = attributeValue
+            }
+        }
+        if let accessControl {
+            let protectionClass = try accessControl.checkedProtectionClass(alongside: changes.attributes)
+            changes.attributes[.accessible] = .string(protectionClass.rawValue)
+        }
+        return changes
+    }
+}
+
+extension SecItemDictionary {
+    /// The engine query: the attributes, the synchronizable filter (local items unless the query says otherwise; both
+    /// kinds for a persistent reference), and `kSecValueData` left out, as Apple leaves it out of a query.
+    mutating func query(limit: MatchLimit?, returning: ReturnOptions) throws(EngineError) -> ItemQuery {
+        try applyAccessControl()
+        let filter: SynchronizableFilter
+        switch synchronizable {
+        case .flag(let flag): filter = SynchronizableFilter(flag)
+        case .any: filter = .any
+        case nil: filter = persistentReference == nil ? .localOnly : .any
+        }
+        if persistentReference != nil {
+            var keys = attributes.keys.map(\.rawValue)
+            if case .flag = synchronizable { keys.append("sync") }
+            guard keys.isEmpty else {
+                throw .init(
+                    .param,
+                    "a persistent reference (v_PersistentRef) names one item and cannot be combined with attributes (found \(keys.sorted().joined(separator: ", ")))"
+                )
+            }
+        }
+        return ItemQuery(
+            itemClass: explicitClass, attributes: attributes, synchronizable: filter,
+            persistentReference: persistentReference, limit: limit, returning: returning,
+            caseInsensitive: caseInsensitive)
+    }
+
+    /// Moves an access control's protection class into `pdmn` (refusing constraints, which are not enforced yet).
+    mutating func applyAccessControl() throws(EngineError) {
+        guard let accessControl else { return }
+        let protectionClass = try accessControl.checkedProtectionClass(alongside: attributes)
+        attributes[.accessible] = .string(protectionClass.rawValue)
+    }
+
+    /// `kSecReturnRef`: password items have no item reference here.
+    func checkReturnKeys() throws(EngineError) {
+        guard !returnsReference else {
+            throw .init(
+                .unimplemented,
+                "kSecReturnRef is not supported: password items have no item reference here; ask for kSecReturnPersistentRef or kSecReturnAttributes"
+            )
+        }
+    }
+
+    /// Only `SecItemCopyMatching` takes `kSecMatch…` keys.
+    func rejectMatchKeys(in function: String) throws(EngineError) {
+        if let key = matchKeys.first {
+            throw .init(.param, "\(function) takes no kSecMatch… keys; the dictionary holds \"\(key)\"")
+        }
+    }
+
+    /// Only `SecItemCopyMatching` takes `kSecUseAuthenticationUISkip`.
+    func rejectSkippingAuthentication(in function: String) throws(EngineError) {
+        guard authenticationUI != .skip else {
+            throw .init(
+                .param,
+                "kSecUseAuthenticationUISkip is allowed only for SecItemCopyMatching, not \(function)")
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Security
+import Testing
+
+/// SecAccessControl: an accessibility alone is stored; constraints are refused until they are enforced.
+@Suite struct AccessControlTests {
+    @Test func flagsHaveApplesValues() {
+        #expect(SecAccessControlCreateFlags.userPresence.rawValue == 1)
+        #expect(SecAccessControlCreateFlags.biometryAny.rawValue == 2)
+        #expect(SecAccessControlCreateFlags.biometryCurrentSet.rawValue == 8)
+        #expect(SecAccessControlCreateFlags.devicePasscode.rawValue == 16)
+        #expect(SecAccessControlCreateFlags.watch.rawValue == 32)
+        #expect(SecAccessControlCreateFlags.companion == .watch)
+        #expect(SecAccessControlCreateFlags.or.rawValue == 16384)
+        #expect(SecAccessControlCreateFlags.and.rawValue == 32768)
+        #expect(SecAccessControlCreateFlags.privateKeyUsage.rawValue == 1 << 30)
+        #expect(SecAccessControlCreateFlags.applicationPassword.rawValue == 1 << 31)
+    }
+
+    @Test func anInvalidProtectionGivesNilAndAnError() throws {
+        var error: Unmanaged<CFError>?
+        let control = SecAccessControlCreateWithFlags(kCFAllocatorDefault, "sometimes" as CFString, [], &error)
+        #expect(control == nil)
+        let reported = try #require(error?.takeRetainedValue())
+        #expect(reported.code == Int(errSecParam))
+        #expect(reported.localizedDescription.contains("sometimes"))
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, [], nil) != nil)
+    }
+
+    @Test func withoutFlagsTheProtectionIsStored() throws {
+        let keychain = try TestSecItemKeychain()
+        try keychain.run {
+            let control = try #require(
+                SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, [], nil))
+            let added = add(
+                password("a", [kSecAttrAccessControl as String: control, kSecReturnAttributes as String: true]))
+            #expect((added.result as? [String: Any])?["pdmn"] as? String == "ck")
+            #expect(copy(password("a", [kSecAttrAccessControl as String: control])).status == errSecSuccess)
+            let conflicting = add(
+                password(
+                    "b",
+                    [
+                        kSecAttrAccessControl as String: control,
+                        kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
+                    ]))
+            #expect(conflicting.status == errSecParam)
+            #expect(conflicting.message?.contains("conflicting") == true)
+        }
+    }
+
+    @Test(arguments: [
+        SecAccessControlCreateFlags.userPresence, .devicePasscode, [.biometryAny, .or, .devicePasscode],
+        .applicationPassword,
+    ])
+    func constraintsAreRefusedAndNothingIsStored(flags: SecAccessControlCreateFlags) throws {
+        let keychain = try TestSecItemKeychain()
+        try keychain.run {
+            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil))
+            let outcome = add(
+                password("a", [kSecAttrAccessControl as String: control, kSecValueData as String: bytes("x")]))
+            #expect(outcome.status == errSecUnimplemented)
+            #expect(outcome.message?.contains("not enforced") == true)
+            #expect(secret("a") == nil)
+            #expect(add(password("b")).status == errSecSuccess)
+            #expect(update(password("b"), [kSecAttrAccessControl as String: control]).status == errSecUnimplemented)
+            let stored = copy(password("b", [kSecReturnAttributes as String: true])).result as? [String: Any]
+            #expect(stored?["pdmn"] as? String == "ak")
+        }
+    }
+
+    @Test func updateCanChangeTheProtectionThroughAnAccessControl() throws {
+        let keychain = try TestSecItemKeychain()
+        try keychain.run {
+            #expect(add(password("a")).status == errSecSuccess)
+            let control = try #require(
+                SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlwaysThisDeviceOnly, [], nil))
+            #expect(update(password("a"), [kSecAttrAccessControl as String: control]).status == errSecSuccess)
+            let stored = copy(password("a", [kSecReturnAttributes as String: true])).result as? [String: Any]
+            #expect(stored?["pdmn"] as? String == "dku")
+        }
+    }
+}
