@@ -18,8 +18,10 @@ struct SecurityProcess {
         let errors: String
     }
 
+    /// The test's directory, kept as long as the tool runs in it.
+    let testHome: TestHome
     /// `KEYCHAIN_HOME` for the run: the default keychain's directory.
-    let home: URL
+    var home: URL { testHome.defaultKeychain }
     /// Extra environment variables.
     var environment: [String: String] = [:]
 

@@ -23,8 +23,9 @@ final class TestHome: Sendable {
     /// A keychain path inside the directory.
     func keychain(_ name: String) -> String { url.appendingPathComponent(name, isDirectory: true).path }
 
-    /// The tool, run with this directory's default keychain.
-    var tool: SecurityProcess { SecurityProcess(home: defaultKeychain) }
+    /// The tool, run with this directory's default keychain (and keeping the directory while it is used, since the
+    /// tool may create the default keychain in it).
+    var tool: SecurityProcess { SecurityProcess(testHome: self) }
 
     /// Creates a keychain with a passcode through the `Keychain` API, stretched at the cheapest cost so tests stay
     /// fast (the tool stretches with the standard cost, about 0.45 s a time), and with the given generic passwords.
