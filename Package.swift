@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "KeychainCore", targets: ["KeychainCore"]),
         .library(name: "Keychain", targets: ["Keychain"]),
+        .library(name: "FileProtection", targets: ["FileProtection"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,9 +27,17 @@ let package = Package(
             name: "Keychain",
             dependencies: ["KeychainCore"]
         ),
+        .target(
+            name: "FileProtection",
+            dependencies: ["KeychainCore"]
+        ),
         .executableTarget(
             name: "keychain-bench",
-            dependencies: ["KeychainCore", "CSQLite"]
+            dependencies: ["KeychainCore", "FileProtection", "CSQLite", "CSodium"]
+        ),
+        .executableTarget(
+            name: "fileprotection-fuzz",
+            dependencies: ["FileProtection", "KeychainCore"]
         ),
         .executableTarget(
             name: "keychain-demo",
@@ -45,6 +54,10 @@ let package = Package(
         .testTarget(
             name: "KeychainTests",
             dependencies: ["Keychain", "KeychainCore", "CSQLite"]
+        ),
+        .testTarget(
+            name: "FileProtectionTests",
+            dependencies: ["FileProtection", "KeychainCore"]
         ),
     ],
     swiftLanguageModes: [.v6]
