@@ -28,6 +28,16 @@ public enum FileProtectionClass: String, Sendable, Codable, CaseIterable, Custom
     /// The class a file gets when none is named: ``completeUntilFirstUserAuthentication``, as on iOS.
     public static let `default` = FileProtectionClass.completeUntilFirstUserAuthentication
 
+    /// The class with Foundation's name `name` (`"complete"`, …), as the `security` CLI takes it; throws
+    /// ``FileProtectionError/param`` naming the valid names otherwise.
+    public init(named name: String) throws(FileProtectionError) {
+        guard let named = FileProtectionClass(rawValue: name) else {
+            let names = Self.allCases.map(\.rawValue).joined(separator: ", ")
+            throw FileProtectionError(.param, "unknown file protection class \"\(name)\": use one of \(names)")
+        }
+        self = named
+    }
+
     /// The class of a Foundation protection type, or `nil` for a type this library does not know.
     public init?(_ type: FileProtectionType) {
         // Foundation's type is not Equatable on Linux: compare the raw values.
@@ -81,11 +91,5 @@ public enum FileProtectionClass: String, Sendable, Codable, CaseIterable, Custom
         case .classC: self = .completeUntilFirstUserAuthentication
         case .classD: self = .none
         }
-    }
-
-    /// Whether a file of this class can be created in the keychain's current state (class B needs only the public
-    /// key; the others need the key they also open with).
-    func canCreate(in keyStore: any FileKeyStore) -> Bool {
-        self == .completeUnlessOpen || keyStore.canOpenFiles(of: keyClass)
     }
 }

@@ -64,10 +64,13 @@ public final class ProtectedFileReader {
         return data
     }
 
-    /// Fills `buffer` as far as the file allows and returns how many bytes were written; `0` once the whole file
-    /// has been read and authenticated.
+    /// Fills `buffer` (not empty) as far as the file allows and returns how many bytes were written; `0` once the
+    /// whole file has been read and authenticated.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileProtectionError) -> Int {
         if let failure { throw failure }
+        guard buffer.count > 0 else {
+            throw FileProtectionError(.param, "\(url.path): cannot read into an empty buffer")
+        }
         if protection == .complete && !keyStore.canOpenFiles(of: .classA) {
             throw FileProtectionError(
                 .interactionNotAllowed,

@@ -4,17 +4,6 @@ import Testing
 
 @Suite("The engine as the keybag of protected files (FileKeyStore)")
 struct FileKeyStoreTests {
-    private func code(_ body: () throws -> Void) -> EngineError.Code? {
-        do {
-            try body()
-            return nil
-        } catch let error as EngineError {
-            return error.code
-        } catch {
-            return .internalComponent
-        }
-    }
-
     @Test("Wrapped keys unwrap only with the same class, context and keybag")
     func binding() throws {
         let fixture = try FileFixture()
@@ -23,14 +12,19 @@ struct FileKeyStoreTests {
         for fileClass in FileKeyClass.allCases {
             let wrapped = try engine.wrapFileKey(key, for: fileClass, context: [1, 2, 3])
             #expect(try engine.unwrapFileKey(wrapped, for: fileClass, context: [1, 2, 3]).constantTimeEquals(key))
-            #expect(code { _ = try engine.unwrapFileKey(wrapped, for: fileClass, context: [1, 2, 4]) } == .decode)
+            #expect(
+                engineCode { _ = try engine.unwrapFileKey(wrapped, for: fileClass, context: [1, 2, 4]) } == .decode)
             for other in FileKeyClass.allCases where other != fileClass {
-                #expect(code { _ = try engine.unwrapFileKey(wrapped, for: other, context: [1, 2, 3]) } == .decode)
+                #expect(
+                    engineCode { _ = try engine.unwrapFileKey(wrapped, for: other, context: [1, 2, 3]) } == .decode)
             }
             let stranger = try FileFixture().engine
-            #expect(code { _ = try stranger.unwrapFileKey(wrapped, for: fileClass, context: [1, 2, 3]) } == .decode)
             #expect(
-                code { _ = try engine.unwrapFileKey(Data(wrapped.dropLast()), for: fileClass, context: [1, 2, 3]) }
+                engineCode { _ = try stranger.unwrapFileKey(wrapped, for: fileClass, context: [1, 2, 3]) } == .decode)
+            #expect(
+                engineCode {
+                    _ = try engine.unwrapFileKey(Data(wrapped.dropLast()), for: fileClass, context: [1, 2, 3])
+                }
                     == .decode)
         }
         // Class B wraps to a fresh ephemeral key every time.
@@ -46,9 +40,10 @@ struct FileKeyStoreTests {
         let key = try SecretKey.random()
         #expect(FileKeyClass.allCases.filter { engine.canOpenFiles(of: $0) } == [.classD])
         let sealedToB = try engine.wrapFileKey(key, for: .classB, context: [])
-        #expect(code { _ = try engine.wrapFileKey(key, for: .classA, context: []) } == .interactionNotAllowed)
-        #expect(code { _ = try engine.wrapFileKey(key, for: .classC, context: []) } == .interactionNotAllowed)
-        #expect(code { _ = try engine.unwrapFileKey(sealedToB, for: .classB, context: []) } == .interactionNotAllowed)
+        #expect(engineCode { _ = try engine.wrapFileKey(key, for: .classA, context: []) } == .interactionNotAllowed)
+        #expect(engineCode { _ = try engine.wrapFileKey(key, for: .classC, context: []) } == .interactionNotAllowed)
+        #expect(
+            engineCode { _ = try engine.unwrapFileKey(sealedToB, for: .classB, context: []) } == .interactionNotAllowed)
         try engine.unlock(passcode: FileFixture.passcode)
         #expect(FileKeyClass.allCases.filter { engine.canOpenFiles(of: $0) } == FileKeyClass.allCases)
         #expect(try engine.unwrapFileKey(sealedToB, for: .classB, context: []).constantTimeEquals(key))

@@ -17,6 +17,11 @@ struct FoundationConveniencesTests {
         #expect(FileProtectionClass(FileProtectionType.complete) == .complete)
         #expect(FileProtectionClass(FileProtectionType(rawValue: "NSFileProtectionSomethingElse")) == nil)
         #expect(FileProtectionClass.default == .completeUntilFirstUserAuthentication)
+        #expect(try FileProtectionClass(named: "completeUnlessOpen") == .completeUnlessOpen)
+        let failure = error { _ = try FileProtectionClass(named: "Complete") }
+        #expect(failure?.status == FileProtectionError.param.status)
+        #expect(failure?.message.contains("\"Complete\"") == true)
+        #expect(failure?.message.contains("completeUntilFirstUserAuthentication") == true)
     }
 
     @Test("Writing options name the class; none names the default")

@@ -113,6 +113,9 @@ struct OpenHandleTests {
         let reader = try fixture.files.reader(from: url)
         #expect(reader.protection == .none)
         #expect(status { _ = try reader.read(upToCount: 0) } == FileProtectionError.param.status)
+        #expect(
+            status { _ = try reader.read(into: UnsafeMutableRawBufferPointer(start: nil, count: 0)) }
+                == FileProtectionError.param.status)
         reader.close()
         #expect(status { _ = try reader.read(upToCount: 1) } == FileProtectionError.param.status)
     }

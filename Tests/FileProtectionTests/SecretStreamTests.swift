@@ -44,17 +44,6 @@ struct SecretStreamTests {
         return (opened, isFinal)
     }
 
-    private func code(_ body: () throws -> Void) -> EngineError.Code? {
-        do {
-            try body()
-            return nil
-        } catch let error as EngineError {
-            return error.code
-        } catch {
-            return .internalComponent
-        }
-    }
-
     @Test("Messages round-trip in order and the last one is final; empty messages included")
     func roundTrip() throws {
         let key = try SecretKey.random()
@@ -71,20 +60,24 @@ struct SecretStreamTests {
         let key = try SecretKey.random()
         let messages: [[UInt8]] = [[1], [2], [3]]
         let (header, sealed) = try seal(messages, key: key, firstAD: [9])
-        #expect(code { _ = try open(sealed, header: header, key: try SecretKey.random(), firstAD: [9]) } == .decode)
+        #expect(
+            engineCode { _ = try open(sealed, header: header, key: try SecretKey.random(), firstAD: [9]) } == .decode)
         var otherHeader = header
         otherHeader[0] ^= 1
-        #expect(code { _ = try open(sealed, header: otherHeader, key: key, firstAD: [9]) } == .decode)
-        #expect(code { _ = try open(sealed, header: header, key: key, firstAD: [8]) } == .decode)
+        #expect(engineCode { _ = try open(sealed, header: otherHeader, key: key, firstAD: [9]) } == .decode)
+        #expect(engineCode { _ = try open(sealed, header: header, key: key, firstAD: [8]) } == .decode)
         #expect(
-            code { _ = try open([sealed[1], sealed[0], sealed[2]], header: header, key: key, firstAD: [9]) } == .decode)
+            engineCode { _ = try open([sealed[1], sealed[0], sealed[2]], header: header, key: key, firstAD: [9]) }
+                == .decode)
         for index in 0..<sealed[1].count {
             var damaged = sealed
             damaged[1][index] ^= 0x80
-            #expect(code { _ = try open(damaged, header: header, key: key, firstAD: [9]) } == .decode)
+            #expect(engineCode { _ = try open(damaged, header: header, key: key, firstAD: [9]) } == .decode)
         }
-        #expect(code { _ = try open([Array(sealed[0].prefix(5))], header: header, key: key, firstAD: [9]) } == .decode)
-        #expect(code { _ = try SecretStream.Opener(key: key, header: [1, 2, 3]) } == .decode)
+        #expect(
+            engineCode { _ = try open([Array(sealed[0].prefix(5))], header: header, key: key, firstAD: [9]) } == .decode
+        )
+        #expect(engineCode { _ = try SecretStream.Opener(key: key, header: [1, 2, 3]) } == .decode)
     }
 
     @Test("A truncated stream opens without its final tag, and nothing follows a final message")
@@ -94,18 +87,18 @@ struct SecretStreamTests {
         let (_, isFinal) = try open(Array(sealed.prefix(2)), header: header, key: key)
         #expect(!isFinal, "the reader must treat a missing final tag as truncation")
         let (otherHeader, other) = try seal([[4], [5]], key: key)
-        #expect(code { _ = try open(sealed + [other[1]], header: header, key: key) } == .decode)
-        #expect(code { _ = try open(other + [sealed[0]], header: otherHeader, key: key) } == .decode)
+        #expect(engineCode { _ = try open(sealed + [other[1]], header: header, key: key) } == .decode)
+        #expect(engineCode { _ = try open(other + [sealed[0]], header: otherHeader, key: key) } == .decode)
         let sealer = try SecretStream.Sealer(key: key)
         var output = [UInt8](repeating: 0, count: 64)
         let message: [UInt8] = [1]
         try message.withUnsafeBytes { input in
             try output.withUnsafeMutableBytes { buffer in
                 _ = try sealer.seal(input, isFinal: true, into: buffer)
-                #expect(code { _ = try sealer.seal(input, isFinal: false, into: buffer) } == .param)
+                #expect(engineCode { _ = try sealer.seal(input, isFinal: false, into: buffer) } == .param)
                 let fresh = try SecretStream.Sealer(key: key)
                 let short = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<4])
-                #expect(code { _ = try fresh.seal(input, isFinal: false, into: short) } == .param)
+                #expect(engineCode { _ = try fresh.seal(input, isFinal: false, into: short) } == .param)
             }
         }
     }

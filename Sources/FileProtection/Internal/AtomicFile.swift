@@ -31,7 +31,13 @@ final class AtomicFile {
         }
         let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         temporaryPath = (directory as NSString).appendingPathComponent(".\(name).\(suffix).tmp")
-        file = try FileDescriptor.createExclusively(temporaryPath)
+        do {
+            file = try FileDescriptor.createExclusively(temporaryPath)
+        } catch {
+            throw FileProtectionError(
+                status: error.status,
+                message: "\(destination.path): cannot write it (\(error.message))")
+        }
     }
 
     deinit {

@@ -121,6 +121,19 @@ func status(_ body: () throws -> Void) -> Int32? {
     }
 }
 
+/// The engine status of an operation expected to fail (`nil` when it succeeds).
+func engineCode(_ body: () throws -> Void) -> EngineError.Code? {
+    do {
+        try body()
+        return nil
+    } catch let error as EngineError {
+        return error.code
+    } catch {
+        Issue.record("unexpected error type: \(error)")
+        return nil
+    }
+}
+
 /// The error of an operation expected to fail.
 func error(_ body: () throws -> Void) -> FileProtectionError? {
     do {
