@@ -24,6 +24,8 @@ enum FileProtectionBench {
     /// The figures of one run.
     struct Figures: Codable {
         var file_mib: Int
+        /// Where both wrote their files: the system's temporary directory.
+        var directory: String
         var protect: Throughput
         var unprotect: Throughput
     }
@@ -75,7 +77,9 @@ enum FileProtectionBench {
             let floor = throughput("floor \(operation)")
             return Throughput(ours_mb_s: ours, floor_mb_s: floor, ratio: floor > 0 ? ours / floor : 0)
         }
-        return Figures(file_mib: megabytes, protect: compare("protect"), unprotect: compare("unprotect"))
+        return Figures(
+            file_mib: megabytes, directory: directory.deletingLastPathComponent().path, protect: compare("protect"),
+            unprotect: compare("unprotect"))
     }
 
     /// A plain file of `byteCount` bytes: one random mebibyte, each copy stamped with its index.

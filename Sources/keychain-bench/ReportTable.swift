@@ -84,7 +84,8 @@ struct ReportTable {
         else { return [] }
         let widths = [16, 12, 13, 7]
         var lines = [
-            "", "protected files, \(megabytes) MiB, 64 KiB chunks (fsync'd, on the temporary directory's disk)",
+            "",
+            "protected files, \(megabytes) MiB, 64 KiB chunks, fsync'd, in \(report.file_directory ?? "the temporary directory")",
             zip(["operation", "ours MB/s", "floor MB/s", "ratio"], widths).map { pad($0, $1) }.joined(separator: " "),
         ]
         for (name, row) in [("protect", protect), ("unprotect", unprotect)] {

@@ -11,6 +11,7 @@ struct Report: Codable {
     var unlock_ms: Double
     var unlock_cost: String
     var file_mib: Int?
+    var file_directory: String?
     var file_protect: FileProtectionBench.Throughput?
     var file_unprotect: FileProtectionBench.Throughput?
 }
@@ -79,6 +80,7 @@ do {
         if !json { FileHandle.standardError.write(Data("running protected files of \(fileMegabytes) MiB…\n".utf8)) }
         let files = try FileProtectionBench.run(megabytes: fileMegabytes)
         report.file_mib = files.file_mib
+        report.file_directory = files.directory
         report.file_protect = files.protect
         report.file_unprotect = files.unprotect
     }
