@@ -10,6 +10,7 @@ let package = Package(
         // directory and module files would differ from Security's only by case, which a case-insensitive file
         // system (macOS's, Windows') cannot hold apart.
         .executable(name: "security", targets: ["security-tool"]),
+        .library(name: "FileProtection", targets: ["FileProtection"]),
     ],
     targets: [
         .systemLibrary(
@@ -30,9 +31,17 @@ let package = Package(
             name: "Keychain",
             dependencies: ["KeychainCore"]
         ),
+        .target(
+            name: "FileProtection",
+            dependencies: ["KeychainCore"]
+        ),
         .executableTarget(
             name: "keychain-bench",
-            dependencies: ["KeychainCore", "CSQLite"]
+            dependencies: ["KeychainCore", "FileProtection", "CSQLite", "CSodium"]
+        ),
+        .executableTarget(
+            name: "fileprotection-fuzz",
+            dependencies: ["FileProtection", "KeychainCore"]
         ),
         .executableTarget(
             name: "security-tool",
@@ -40,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychain-stress",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "FileProtection"]
         ),
         .testTarget(
             name: "KeychainCoreTests",
@@ -53,6 +62,10 @@ let package = Package(
         .testTarget(
             name: "SecurityCLITests",
             dependencies: ["security-tool", "Keychain"]
+        ),
+        .testTarget(
+            name: "FileProtectionTests",
+            dependencies: ["FileProtection", "KeychainCore"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -34,6 +34,7 @@ struct ReportTable {
                 lines.append(zip(cells, widths).map { pad($0, $1) }.joined(separator: " "))
             }
         }
+        lines.append(contentsOf: fileLines)
         lines.append("")
         lines.append(contentsOf: targets)
         return lines.joined(separator: "\n")
@@ -72,6 +73,30 @@ struct ReportTable {
                 "  security find-generic-password -w, whole process: \(format(cli, 2)) ms (≤ 5) — \(check(cli <= 5))")
         } else {
             lines.append("  security find-generic-password -w: not measured (no release `security` beside the bench)")
+        }
+        for (name, row) in [("protect", report.file_protect), ("unprotect", report.file_unprotect)] {
+            guard let row else { continue }
+            lines.append(
+                "  file \(name) at least 70% of the secretstream floor: \(format(row.ratio * 100, 0))% — "
+                    + check(row.ratio >= 0.7))
+        }
+        return lines
+    }
+
+    /// Protected-file throughput beside the secretstream floor.
+    private var fileLines: [String] {
+        guard let megabytes = report.file_mib, let protect = report.file_protect,
+            let unprotect = report.file_unprotect
+        else { return [] }
+        let widths = [16, 12, 13, 7]
+        var lines = [
+            "",
+            "protected files, \(megabytes) MiB, 64 KiB chunks, fsync'd, in \(report.file_directory ?? "the temporary directory")",
+            zip(["operation", "ours MB/s", "floor MB/s", "ratio"], widths).map { pad($0, $1) }.joined(separator: " "),
+        ]
+        for (name, row) in [("protect", protect), ("unprotect", unprotect)] {
+            let cells = [name, format(row.ours_mb_s, 0), format(row.floor_mb_s, 0), format(row.ratio * 100, 0) + "%"]
+            lines.append(zip(cells, widths).map { pad($0, $1) }.joined(separator: " "))
         }
         return lines
     }

@@ -1,6 +1,7 @@
-// keychain-bench: the engine beside a plain-SQLite floor, in one process, at 1k, 10k and 100k items.
+// keychain-bench: the engine beside a plain-SQLite floor, in one process, at 1k, 10k and 100k items; protected
+// files beside the raw secretstream floor (FileProtectionBench.swift).
 //
-//   keychain-bench [--json] [--sizes 1000,10000,100000]
+//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256]
 import Foundation
 import KeychainCore
 
@@ -11,6 +12,10 @@ struct Report: Codable {
     var unlock_cost: String
     /// `security find-generic-password -w` as a whole process, median ms (absent when `security` is not built).
     var cli_find_ms: Double?
+    var file_mib: Int?
+    var file_directory: String?
+    var file_protect: FileProtectionBench.Throughput?
+    var file_unprotect: FileProtectionBench.Throughput?
 }
 
 func temporaryDirectory() throws -> URL {
@@ -36,6 +41,7 @@ func measureUnlock() throws -> Double {
 
 var json = false
 var sizes = [1000, 10_000, 100_000]
+var fileMegabytes = 256
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -43,8 +49,11 @@ while let argument = arguments.popFirst() {
     case "--sizes":
         guard let list = arguments.popFirst() else { break }
         sizes = list.split(separator: ",").compactMap { Int($0) }
+    case "--file-mib":
+        fileMegabytes = arguments.popFirst().flatMap { Int($0) } ?? fileMegabytes
     default:
-        FileHandle.standardError.write(Data("usage: keychain-bench [--json] [--sizes 1000,10000,100000]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256]\n".utf8))
         exit(2)
     }
 }
@@ -67,9 +76,17 @@ do {
         results[String(count)] = phases
     }
     let peak = peakResidentMegabytes()
-    let report = Report(
+    var report = Report(
         results: results, peak_rss_mb: peak, unlock_ms: try measureUnlock(), unlock_cost: "\(PasscodeCost.standard)",
         cli_find_ms: try CLIBench.medianFindMilliseconds())
+    if fileMegabytes > 0 {
+        if !json { FileHandle.standardError.write(Data("running protected files of \(fileMegabytes) MiB…\n".utf8)) }
+        let files = try FileProtectionBench.run(megabytes: fileMegabytes)
+        report.file_mib = files.file_mib
+        report.file_directory = files.directory
+        report.file_protect = files.protect
+        report.file_unprotect = files.unprotect
+    }
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

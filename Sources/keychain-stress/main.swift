@@ -5,6 +5,8 @@
 //                                               prints the final state of its own items
 //   keychain-stress writer DIR COUNT            adds items one durable transaction each and prints the index of
 //                                               each acknowledged add (unbuffered), until killed
+//   keychain-stress stream-file DIR BYTES       streams a protected file of BYTES through every streaming path and
+//                                               prints its peak resident set (StreamFile.swift)
 import Foundation
 import KeychainCore
 
@@ -106,22 +108,26 @@ func runWriter(engine: Engine, count: Int) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else { fail("usage: keychain-stress mixed DIR WORKER OPS SEED | writer DIR COUNT") }
+guard arguments.count >= 4 else {
+    fail("usage: keychain-stress mixed DIR WORKER OPS SEED | writer DIR COUNT | stream-file DIR BYTES")
+}
 let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
 do {
-    let engine = try Engine(storage: .directory(directory))
     switch arguments[1] {
     case "mixed" where arguments.count == 6:
         guard let worker = Int(arguments[3]), let operations = Int(arguments[4]), let seed = UInt64(arguments[5]) else {
             fail("mixed needs WORKER OPS SEED as numbers")
         }
-        runMixed(engine: engine, worker: worker, operations: operations, seed: seed)
+        runMixed(engine: try Engine(storage: .directory(directory)), worker: worker, operations: operations, seed: seed)
     case "writer":
         guard let count = Int(arguments[3]) else { fail("writer needs COUNT as a number") }
-        runWriter(engine: engine, count: count)
+        runWriter(engine: try Engine(storage: .directory(directory)), count: count)
+    case "stream-file":
+        guard let size = Int(arguments[3]) else { fail("stream-file needs BYTES as a number") }
+        try runStreamFile(directory: directory, size: size)
     default:
         fail("unknown mode \(arguments[1])")
     }
 } catch {
-    fail("cannot open \(directory.path): \(error)")
+    fail("\(arguments[1]) in \(directory.path): \(error)")
 }

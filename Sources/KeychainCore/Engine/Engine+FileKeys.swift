@@ -1,0 +1,145 @@
+import CSodium
+import Foundation
+
+/// The engine as the keybag of protected files (DESIGN §7).
+///
+/// Each class's wrapping key is derived from its class key with keyed BLAKE2b under a label of its own, so a file
+/// key and an item key are never wrapped by the same key. Class B seals to the class public key with an ephemeral
+/// X25519 key. The keybag's lock holds only while a class key is fetched; deriving and wrapping happen outside it.
+extension Engine: FileKeyStore {
+    /// The keybag's identifier.
+    public func keybagID() throws(EngineError) -> UUID {
+        try state.withLock { (state) throws(EngineError) -> UUID in try Self.uuid(of: state.keybag) }
+    }
+
+    /// Whether files of a class can be opened now.
+    public func canOpenFiles(of fileClass: FileKeyClass) -> Bool {
+        state.withLock { state in
+            switch fileClass {
+            case .classB: (try? state.keybag.classBKeyPair()) != nil
+            case .classA, .classC, .classD:
+                (try? state.keybag.key(for: Self.protectionClass(of: fileClass))) != nil
+            }
+        }
+    }
+
+    /// Wraps a file key for a class: class B needs only the public key, so it works while locked.
+    public func wrapFileKey(
+        _ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]
+    ) throws(EngineError) -> Data {
+        switch fileClass {
+        case .classB:
+            let (uuid, publicKey) = try state.withLock { (state) throws(EngineError) -> (Data, Data) in
+                guard let publicKey = state.keybag.classBPublicKey else {
+                    throw EngineError(.invalidKeychain, "the keybag has no class B public key")
+                }
+                return (state.keybag.uuid, publicKey)
+            }
+            return try PublicKeySeal.seal(
+                key: key, to: publicKey, associatedData: Self.associatedData(uuid, fileClass, context))
+        case .classA, .classC, .classD:
+            let (uuid, wrappingKey) = try wrappingKey(for: fileClass)
+            return try AEAD.seal(
+                key: key, under: wrappingKey, associatedData: Self.associatedData(uuid, fileClass, context))
+        }
+    }
+
+    /// Unwraps a file key, or says why it cannot be unwrapped now.
+    public func unwrapFileKey(
+        _ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]
+    ) throws(EngineError) -> SecretKey {
+        switch fileClass {
+        case .classB:
+            let (uuid, keyPair) = try state.withLock { (state) throws(EngineError) -> (Data, KeyAgreementKeyPair) in
+                guard let keyPair = try? state.keybag.classBKeyPair() else { throw Self.unavailable(fileClass) }
+                return (state.keybag.uuid, keyPair)
+            }
+            return try PublicKeySeal.open(
+                wrapped, with: keyPair, associatedData: Self.associatedData(uuid, fileClass, context))
+        case .classA, .classC, .classD:
+            let (uuid, wrappingKey) = try wrappingKey(for: fileClass)
+            return try AEAD.open(
+                key: wrapped, under: wrappingKey, associatedData: Self.associatedData(uuid, fileClass, context))
+        }
+    }
+
+    /// Keyed BLAKE2b of the header under a key derived from `dk`, which is loaded in every lock state.
+    public func fileHeaderTag(for header: [UInt8]) throws(EngineError) -> Data {
+        try KeyedHash.hash(header, key: try headerKey(), outputByteCount: Self.headerTagByteCount)
+    }
+
+    /// Whether `tag` is the tag of `header`.
+    public func isValidFileHeaderTag(_ tag: some ContiguousBytes, for header: [UInt8]) throws(EngineError) -> Bool {
+        let expected = try fileHeaderTag(for: header)
+        return tag.withUnsafeBytes { given in
+            expected.withUnsafeBytes { computed in
+                given.count == computed.count
+                    && sodium_memcmp(given.sodiumPointer, computed.sodiumPointer, computed.count) == 0
+            }
+        }
+    }
+
+    // MARK: Private
+
+    private static let headerTagByteCount = 32
+
+    /// The keybag's identifier and the class's wrapping key, or the error that says why the class is unavailable.
+    private func wrappingKey(for fileClass: FileKeyClass) throws(EngineError) -> (Data, SecretKey) {
+        let (uuid, classKey) = try state.withLock { (state) throws(EngineError) -> (Data, SecretKey) in
+            guard let key = try? state.keybag.key(for: Self.protectionClass(of: fileClass)) else {
+                throw Self.unavailable(fileClass)
+            }
+            return (state.keybag.uuid, key)
+        }
+        let wrappingKey = try KeyedHash.deriveKey(
+            from: classKey, context: "swift-keychain file key wrap v1 class \(fileClass.rawValue)")
+        return (uuid, wrappingKey)
+    }
+
+    private func headerKey() throws(EngineError) -> SecretKey {
+        let alwaysKey = try state.withLock { (state) throws(EngineError) -> SecretKey in
+            try state.keybag.key(for: .always)
+        }
+        return try KeyedHash.deriveKey(from: alwaysKey, context: "swift-keychain file header tag v1")
+    }
+
+    /// The item protection class whose key a file class derives its wrapping key from (class B has its own pair).
+    private static func protectionClass(of fileClass: FileKeyClass) -> ProtectionClass {
+        switch fileClass {
+        case .classA, .classB: .whenUnlocked
+        case .classC: .afterFirstUnlock
+        case .classD: .always
+        }
+    }
+
+    /// Binds a wrapped file key to this keybag, its class and the file's header fields.
+    private static func associatedData(_ keybag: Data, _ fileClass: FileKeyClass, _ context: [UInt8]) -> [UInt8] {
+        Array("swift-keychain file key v1".utf8) + Array(keybag) + [fileClass.rawValue] + context
+    }
+
+    private static func uuid(of keybag: Keybag) throws(EngineError) -> UUID {
+        guard let uuid = keybag.uuid.withUnsafeBytes({ UUID(bytes: $0) }) else {
+            throw EngineError(.invalidKeychain, "the keybag's identifier is damaged")
+        }
+        return uuid
+    }
+
+    private static func unavailable(_ fileClass: FileKeyClass) -> EngineError {
+        switch fileClass {
+        case .classA:
+            EngineError(
+                .interactionNotAllowed, "files of class A (Complete) are unavailable while the keychain is locked")
+        case .classB:
+            EngineError(
+                .interactionNotAllowed,
+                "files of class B (CompleteUnlessOpen) can be created but not opened while the keychain is locked")
+        case .classC:
+            EngineError(
+                .interactionNotAllowed,
+                "files of class C (CompleteUntilFirstUserAuthentication) are unavailable until the keychain is first "
+                    + "unlocked")
+        case .classD:
+            EngineError(.invalidKeychain, "the keybag's dk key, which files of class D (None) need, is missing")
+        }
+    }
+}
