@@ -45,7 +45,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "security-tool",
-            dependencies: ["Keychain"]
+            dependencies: ["Keychain", "FileProtection"]
         ),
         .executableTarget(
             name: "keychain-stress",

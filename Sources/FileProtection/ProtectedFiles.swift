@@ -48,13 +48,13 @@ public struct ProtectedFiles: Sendable {
     /// Protected files on the keychain in `directory`, or in the default directory (`$KEYCHAIN_HOME`, else
     /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`), created when missing.
     ///
-    /// This opens an engine of its own, with its own lock state: a process that also uses the keychain through
-    /// another engine should pass that engine to ``init(keyStore:)`` instead.
+    /// The engine is the process's shared one for that directory (``Engine/shared(at:options:)``), so files and a
+    /// `Keychain` on the same directory share one lock state: unlocking either unlocks both.
     public init(directory: URL? = nil) throws(FileProtectionError) {
         let directory =
             directory ?? KeychainStorage.defaultDirectory(environment: ProcessInfo.processInfo.environment)
         do throws(EngineError) {
-            self.init(keyStore: try Engine(storage: .directory(directory)))
+            self.init(keyStore: try Engine.shared(at: directory))
         } catch {
             throw FileProtectionError(error, path: directory.path)
         }

@@ -356,6 +356,19 @@ struct ItemSemanticsTests {
         #expect(status { _ = try engine.password("c1") } == .itemNotFound)
     }
 
+    @Test("One engine per keychain directory per process, shared while anyone holds it")
+    func sharedEngines() throws {
+        let directory = try TemporaryDirectory()
+        let first = try Engine.shared(at: directory.keychain, options: EngineOptions(passcodeCost: .minimum))
+        let again = try Engine.shared(at: directory.keychain.appendingPathComponent("../keychain"))
+        #expect(first === again)
+        try first.setPasscode("1234", current: nil)
+        first.lock()
+        #expect(try again.keybagStatus().isLocked)
+        let other = try TemporaryDirectory()
+        #expect(try Engine.shared(at: other.keychain) !== first)
+    }
+
     @Test("Many threads share one engine")
     func concurrency() async throws {
         let engine = try TestKeychain().engine

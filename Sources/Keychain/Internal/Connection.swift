@@ -42,7 +42,11 @@ final class Connection: Sendable {
     func backend() throws(EngineError) -> any KeychainBackend {
         try opened.withLock { (opened) throws(EngineError) -> any KeychainBackend in
             if let opened { return opened }
-            let engine = try Engine(storage: storage, options: options)
+            let engine: Engine
+            switch storage {
+            case .directory(let url): engine = try Engine.shared(at: url, options: options)
+            case .inMemory: engine = try Engine(storage: .inMemory, options: options)
+            }
             opened = engine
             return engine
         }

@@ -66,7 +66,7 @@ final class ProcessKeychain: Sendable {
                 throw EngineError(.missingEntitlement, "the caller's entitlements cannot be read: \(error.message)")
             }
             let directory = KeychainStorage.defaultDirectory(environment: environment)
-            let keychain = SecItemKeychain(backend: try Engine(storage: .directory(directory)), caller: caller)
+            let keychain = SecItemKeychain(backend: try Engine.shared(at: directory), caller: caller)
             opened = keychain
             return keychain
         }

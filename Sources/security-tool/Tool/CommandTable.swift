@@ -18,6 +18,9 @@ extension Command {
         .findInternetPassword,
         .deleteGenericPassword,
         .deleteInternetPassword,
+        .protectFile,
+        .unprotectFile,
+        .fileProtection,
         .error,
     ]
 
