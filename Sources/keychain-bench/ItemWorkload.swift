@@ -35,54 +35,68 @@ struct BenchError: Error, CustomStringConvertible {
 enum ItemWorkload {
     static let phases = ["add", "find", "find_attributes", "update", "delete", "batch_add"]
 
-    /// Runs every phase on a fresh store and returns each phase's figures.
-    static func run(_ store: BenchStore, count: Int, seed: UInt64) throws -> [String: Figures] {
+    /// Runs every phase on two fresh stores, ours and the floor, taking turns every ``turn`` operations (the same
+    /// operations on each): a noisy moment of the machine then touches both figures alike, while each store still
+    /// runs long enough to work from warm caches, as it would alone. Only the batch add, one transaction per
+    /// store, runs on each store in turn.
+    static let turn = 250
+
+    static func run(
+        ours: BenchStore, floor: BenchStore, count: Int, seed: UInt64
+    ) throws -> [String: Comparison] {
+        let stores = [ours, floor]
         var random = SplitMix(seed: seed)
-        var results: [String: Figures] = [:]
-
-        var add = LatencyRecorder(capacity: count)
-        for index in 0..<count {
-            let entry = BenchEntry(index)
-            try add.time { try store.add(entry) }
+        var recorders: [String: [LatencyRecorder]] = [:]
+        func phase(_ name: String, capacity: Int, _ body: (BenchStore, inout LatencyRecorder) throws -> Void) rethrows {
+            var pair = [LatencyRecorder(capacity: capacity), LatencyRecorder(capacity: capacity)]
+            try body(stores[0], &pair[0])
+            try body(stores[1], &pair[1])
+            recorders[name, default: []] = pair
         }
-        results["add"] = add.figures
-
-        let lookups = min(count, 10_000)
-        for (phase, withData) in [("find", true), ("find_attributes", false)] {
-            var find = LatencyRecorder(capacity: lookups)
-            for _ in 0..<lookups {
-                let entry = BenchEntry(Int(random.next() % UInt64(count)))
-                let found = try find.time {
-                    try store.find(service: entry.service, account: entry.account, withData: withData)
-                }
-                guard let found, !withData || found == entry.secret else {
-                    throw BenchError("\(phase) returned the wrong item")
+        func lockstep(_ name: String, _ operations: some Collection<Int>, _ body: (BenchStore, Int) throws -> Void)
+            rethrows
+        {
+            var pair = [LatencyRecorder(capacity: count), LatencyRecorder(capacity: count)]
+            let operations = Array(operations)
+            for start in stride(from: 0, to: operations.count, by: turn) {
+                let slice = operations[start..<min(start + turn, operations.count)]
+                for side in 0..<2 {
+                    for operation in slice { try pair[side].time { try body(stores[side], operation) } }
                 }
             }
-            results[phase] = find.figures
+            recorders[name] = pair
+        }
+
+        try lockstep("add", 0..<count) { store, index in try store.add(BenchEntry(index)) }
+
+        let lookups = min(count, 10_000)
+        for (name, withData) in [("find", true), ("find_attributes", false)] {
+            let keys = (0..<lookups).map { _ in Int(random.next() % UInt64(count)) }
+            try lockstep(name, keys) { store, index in
+                let entry = BenchEntry(index)
+                let found = try store.find(service: entry.service, account: entry.account, withData: withData)
+                guard let found, !withData || found == entry.secret else {
+                    throw BenchError("\(name) returned the wrong item")
+                }
+            }
         }
 
         let writes = min(count, 1000)
         let targets = Array(Set((0..<writes * 2).map { _ in Int(random.next() % UInt64(count)) })).prefix(writes)
-        var update = LatencyRecorder(capacity: writes)
-        for index in targets {
+        try lockstep("update", targets) { store, index in
             let entry = BenchEntry(index)
-            try update.time {
-                try store.update(service: entry.service, account: entry.account, secret: Data("rotated-\(index)".utf8))
-            }
+            try store.update(service: entry.service, account: entry.account, secret: Data("rotated-\(index)".utf8))
         }
-        results["update"] = update.figures
-
-        var delete = LatencyRecorder(capacity: writes)
-        for index in targets {
+        try lockstep("delete", targets) { store, index in
             let entry = BenchEntry(index)
-            try delete.time { try store.delete(service: entry.service, account: entry.account) }
+            try store.delete(service: entry.service, account: entry.account)
         }
-        results["delete"] = delete.figures
 
-        var batch = LatencyRecorder(capacity: count)
-        try store.batchAdd(0..<count, recorder: &batch)
-        results["batch_add"] = batch.figures
+        try phase("batch_add", capacity: count) { store, recorder in try store.batchAdd(0..<count, recorder: &recorder)
+        }
+
+        var results: [String: Comparison] = [:]
+        for (name, pair) in recorders { results[name] = Comparison(ours: pair[0].figures, floor: pair[1].figures) }
         return results
     }
 }

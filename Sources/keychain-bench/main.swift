@@ -65,14 +65,8 @@ do {
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = UInt64.random(in: 1...UInt64.max)
         if !json { FileHandle.standardError.write(Data("running \(count) items…\n".utf8)) }
-        let ours = try ItemWorkload.run(EngineStore(directory: directory), count: count, seed: seed)
-        let floor = try ItemWorkload.run(FloorStore(directory: directory), count: count, seed: seed)
-        var phases: [String: Comparison] = [:]
-        for phase in ItemWorkload.phases {
-            if let mine = ours[phase], let theirs = floor[phase] {
-                phases[phase] = Comparison(ours: mine, floor: theirs)
-            }
-        }
+        let phases = try ItemWorkload.run(
+            ours: EngineStore(directory: directory), floor: FloorStore(directory: directory), count: count, seed: seed)
         results[String(count)] = phases
     }
     let peak = peakResidentMegabytes()
