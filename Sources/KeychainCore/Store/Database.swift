@@ -20,6 +20,9 @@ final class Database {
     private var statements: [String: Statement] = [:]
     private(set) var isInTransaction = false
 
+    /// `SQLITE_FCNTL_PERSIST_WAL`, a C macro Swift does not import.
+    private static let persistWAL: Int32 = 10
+
     /// How long a statement waits for another process's write lock before failing.
     static let busyTimeoutMilliseconds: Int32 = 10_000
 
@@ -46,6 +49,12 @@ final class Database {
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         if path != nil {
             try execute("PRAGMA journal_mode = WAL")
+            // Keep the WAL and its index when the last connection closes (they hold only sealed rows): a short-lived
+            // process, such as one `security` command, then neither recreates nor deletes them. The size limit
+            // truncates the WAL after checkpoints.
+            var persist: Int32 = 1
+            sqlite3_file_control(handle, "main", Self.persistWAL, &persist)
+            try execute("PRAGMA journal_size_limit = 4194304")
         }
         try execute("PRAGMA synchronous = FULL")
     }
