@@ -21,29 +21,27 @@ final class Keybag {
         self.deviceKey = deviceKey
         self.newPasscodeCost = cost
         self.record = record
-        var loaded: [KeybagRecord.KeyName: SecretKey] = [:]
-        for name in KeybagRecord.KeyName.allCases where name.isWrappedByDeviceKey {
-            loaded[name] = try Self.unwrap(name, from: record, with: deviceKey)
-        }
-        guard let indexKey = loaded[.index] else {
-            throw EngineError(.invalidKeychain, "the keybag has no index key")
-        }
-        self.loaded = loaded
+        let indexKey = try Self.unwrap(.index, from: record, with: deviceKey)
+        self.loaded = [.index: indexKey]
         self.blindIndex = BlindIndex(key: indexKey)
-        self.hasBeenUnlocked = false
-        if record.passcode == nil {
-            try load(try openGuardedKeys(with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil)))
-        }
+        // Without a passcode every class is available from open; class keys are unwrapped when first used, so a
+        // short-lived process (one `security` command) opens only the keys it needs.
+        self.hasBeenUnlocked = record.passcode == nil
     }
 
     /// Opens the keybag stored in `database`, creating a fresh one (no passcode) when the keychain is new.
     static func open(database: Database, deviceKey: SecretKey, cost: PasscodeCost) throws(EngineError) -> Keybag {
-        let record = try database.writeTransaction { () throws(EngineError) -> KeybagRecord in
-            if let record = try KeybagRecord.load(from: database) { return record }
-            let record = try fresh(deviceKey: deviceKey)
-            try record.save(to: database)
-            return record
+        // A read first: only a new keychain needs the write lock.
+        var record = try database.readTransaction { () throws(EngineError) in try KeybagRecord.load(from: database) }
+        if record == nil {
+            record = try database.writeTransaction { () throws(EngineError) -> KeybagRecord in
+                if let record = try KeybagRecord.load(from: database) { return record }
+                let record = try fresh(deviceKey: deviceKey)
+                try record.save(to: database)
+                return record
+            }
         }
+        guard let record else { throw EngineError(.invalidKeychain, "the keychain's keybag could not be created") }
         do throws(EngineError) {
             return try Keybag(deviceKey: deviceKey, cost: cost, record: record)
         } catch  where error.code == .decode {
@@ -56,8 +54,8 @@ final class Keybag {
     /// Whether a passcode is set.
     var hasPasscode: Bool { record.passcode != nil }
 
-    /// Whether the classes that need the unlocked state are loaded.
-    var isUnlocked: Bool { loaded[.ak] != nil }
+    /// Whether the classes that need the unlocked state are available.
+    var isUnlocked: Bool { !hasPasscode || loaded[.ak] != nil }
 
     /// The keybag's identifier.
     var uuid: Data { record.uuid }
@@ -67,10 +65,13 @@ final class Keybag {
 
     /// Class B's key pair, while unlocked.
     func classBKeyPair() throws(EngineError) -> KeyAgreementKeyPair {
-        guard let classB else {
+        if let classB { return classB }
+        guard let privateKey = try availableKey(.classB) else {
             throw EngineError(.interactionNotAllowed, "protection class B's private key is unavailable while locked")
         }
-        return classB
+        let pair = try KeyAgreementKeyPair(privateKey: privateKey)
+        classB = pair
+        return pair
     }
 
     /// The key of a protection class, or the error that says why it is unavailable.
@@ -80,12 +81,33 @@ final class Keybag {
                 .authFailed,
                 "accessibility akpu (WhenPasscodeSetThisDeviceOnly) needs a passcode, and the keychain has none")
         }
-        guard let key = loaded[KeybagRecord.KeyName(protectionClass)] else {
+        guard let key = try availableKey(KeybagRecord.KeyName(protectionClass)) else {
             throw EngineError(
                 .interactionNotAllowed,
                 "items with accessibility \(protectionClass.rawValue) are unavailable while the keychain is locked")
         }
         return key
+    }
+
+    /// A key that is loaded, or can be loaded without a passcode (the device-key classes always, the others when
+    /// no passcode is set); `nil` when the lock withholds it.
+    private func availableKey(_ name: KeybagRecord.KeyName) throws(EngineError) -> SecretKey? {
+        if let key = loaded[name] { return key }
+        let wrappingKey: SecretKey
+        if name.isWrappedByDeviceKey {
+            wrappingKey = deviceKey
+        } else if !hasPasscode, record.wrappedKeys[name] != nil {
+            wrappingKey = try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil)
+        } else {
+            return nil
+        }
+        do throws(EngineError) {
+            let key = try Self.unwrap(name, from: record, with: wrappingKey)
+            loaded[name] = key
+            return key
+        } catch {
+            throw EngineError(.invalidKeychain, "the keybag's \(name.rawValue) key is damaged: \(error.message)")
+        }
     }
 
     // MARK: Lock and unlock

@@ -115,11 +115,23 @@ final class Database {
         return result
     }
 
+    /// Runs `body` in a read transaction: its queries see one consistent state of the database.
+    func readTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
+        try transaction("BEGIN", body)
+    }
+
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws.
     @discardableResult
     func writeTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT`, or `ROLLBACK` when it throws; inside a transaction, just runs it.
+    private func transaction<Result>(
+        _ begin: String, _ body: () throws(EngineError) -> Result
+    ) throws(EngineError) -> Result {
         guard !isInTransaction else { return try body() }
-        try execute("BEGIN IMMEDIATE")
+        try execute(begin)
         isInTransaction = true
         defer { isInTransaction = false }
         do {

@@ -53,6 +53,8 @@ enum Schema {
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.
     static func migrate(_ database: Database) throws(EngineError) {
+        // A read first: only a keychain that needs a migration takes the write lock.
+        if try database.first("PRAGMA user_version", [], { Int($0.integer(0)) }) == migrations.count { return }
         try database.writeTransaction { () throws(EngineError) in
             let version = try database.first("PRAGMA user_version") { Int($0.integer(0)) } ?? 0
             guard version <= migrations.count else {
