@@ -51,21 +51,25 @@ let package = Package(
             name: "keychain-stress",
             dependencies: ["KeychainCore", "FileProtection"]
         ),
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore", "CSQLite"]
+            dependencies: ["TestSupport", "KeychainCore", "CSQLite"]
         ),
         .testTarget(
             name: "KeychainTests",
-            dependencies: ["Keychain", "KeychainCore", "CSQLite"]
+            dependencies: ["TestSupport", "Keychain", "KeychainCore", "CSQLite"]
         ),
         .testTarget(
             name: "SecurityCLITests",
-            dependencies: ["security-tool", "Keychain"]
+            dependencies: ["TestSupport", "security-tool", "Keychain"]
         ),
         .testTarget(
             name: "FileProtectionTests",
-            dependencies: ["FileProtection", "KeychainCore"]
+            dependencies: ["TestSupport", "FileProtection", "KeychainCore"]
         ),
     ],
     swiftLanguageModes: [.v6]
@@ -79,7 +83,7 @@ let package = Package(
         .target(name: "Security", dependencies: ["KeychainCore"]),
         .executableTarget(name: "secitem-probe", dependencies: ["Security", "KeychainCore"]),
         .executableTarget(name: "security-fuzz", dependencies: ["Security", "KeychainCore"]),
-        .testTarget(name: "SecurityTests", dependencies: ["Security", "KeychainCore", "secitem-probe"]),
+        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "KeychainCore", "secitem-probe"]),
     ]
     // The `security` command takes Apple's status messages from it (on Apple's platforms, from the framework).
     package.targets.first { $0.name == "security-tool" }?.dependencies.append("Security")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A large file streamed through a writer, a reader and `unprotect` by `keychain-stress stream-file`, a small
@@ -14,23 +15,8 @@ struct LargeFileTests {
         let soak = ProcessInfo.processInfo.environment["FILE_PROTECTION_SOAK"] != nil
         let size = soak ? 1 << 30 : 64 << 20
         let directory = try TemporaryDirectory()
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: me).deletingLastPathComponent()
-            .appendingPathComponent("keychain-stress")
-        child.arguments = ["stream-file", directory.url.path, String(size)]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        child.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        child.standardOutput = output
-        child.standardError = errors
-        try child.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        #expect(child.terminationStatus == 0, "the child streamed and verified every byte: \(problems)")
+        let (status, report, problems) = try StressProcess.run(["stream-file", directory.url.path, String(size)])
+        #expect(status == 0, "the child streamed and verified every byte: \(problems)")
         let fields = report.split(separator: " ").reduce(into: [:]) { (fields: inout [String: Int], field) in
             let parts = field.split(separator: "=")
             if parts.count == 2 {

@@ -1,6 +1,7 @@
 import FileProtection
 import Foundation
 import KeychainCore
+import TestSupport
 import Testing
 
 @Suite("Protected files: round trips, format, atomic writes, class changes")

@@ -1,5 +1,6 @@
 import Foundation
 import Security
+import TestSupport
 import Testing
 
 /// Two processes with different entitlements on one keychain (DESIGN §5): each sees its own groups and the groups

@@ -1,30 +1,8 @@
 import FileProtection
 import Foundation
 import KeychainCore
+import TestSupport
 import Testing
-
-/// A temporary directory removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("file-protection-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    /// The names of the entries in the directory, sorted.
-    func entries() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
 
 /// The lock states a keychain can be in, as far as protected files can tell.
 enum LockState: String, CaseIterable, CustomStringConvertible {

@@ -1,26 +1,9 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import KeychainCore
-
-/// A temporary directory removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("keychain-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// The keychain directory inside it.
-    var keychain: URL { url.appendingPathComponent("keychain", isDirectory: true) }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
 
 /// A clock tests move by hand.
 final class TestClock: Sendable {

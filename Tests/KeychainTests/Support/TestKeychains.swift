@@ -1,25 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Keychain
-
-/// A temporary directory removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("keychain-api-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// The keychain directory inside it.
-    var keychain: URL { url.appendingPathComponent("keychain", isDirectory: true) }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
 
 /// Where a test keychain lives.
 enum Storage: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -26,11 +27,7 @@ struct SecurityProcess {
     var environment: [String: String] = [:]
 
     /// The executable's path.
-    static var executable: String {
-        let me =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("security").path
-    }
+    static var executable: String { BuiltExecutable.named("security").path }
 
     /// Runs `security arguments…` with `input` on standard input; returns its status and output.
     func run(_ arguments: [String], input: String = "") throws -> Result {

@@ -1,14 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The `secitem-probe` executable: one SecItem call in a process of its own, on the keychain and as the caller its
 /// environment names — the way an app reaches the process's default keychain.
 struct Probe {
     /// The probe built beside the test bundle.
-    static let builtExecutable: URL = {
-        let tests = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return URL(fileURLWithPath: tests).deletingLastPathComponent().appendingPathComponent("secitem-probe")
-    }()
+    static let builtExecutable = BuiltExecutable.named("secitem-probe")
 
     var executable = Probe.builtExecutable
     var keychainHome: URL

@@ -1,22 +1,8 @@
 import Foundation
 import KeychainCore
 import Security
+import TestSupport
 import Testing
-
-/// A temporary directory removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("security-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
 
 /// The caller most tests act as.
 let testApp = Caller(applicationIdentifier: "TEAM.com.example.app", accessGroups: ["TEAM.com.example.app"])

@@ -1,16 +1,13 @@
 import Foundation
 
-/// Runs the `keychain-stress` executable built beside the test bundle.
-enum StressProcess {
+/// Runs the `keychain-stress` executable built beside the test bundle (the worker processes of the multi-process,
+/// crash and large-file tests).
+public enum StressProcess {
     /// The executable's URL.
-    static var executable: URL {
-        let me =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("keychain-stress")
-    }
+    public static var executable: URL { BuiltExecutable.named("keychain-stress") }
 
     /// Starts a worker with its output piped.
-    static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    public static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -26,7 +23,7 @@ enum StressProcess {
     }
 
     /// Runs a worker to the end and returns its status, output and errors.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    public static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let (process, output, errors) = try start(arguments)
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
@@ -38,7 +35,7 @@ enum StressProcess {
     }
 
     /// Complete lines of output (a line cut by a kill is dropped).
-    static func completeLines(_ data: Data) -> [String] {
+    public static func completeLines(_ data: Data) -> [String] {
         var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
         lines.removeLast()
         return lines
