@@ -41,16 +41,9 @@ public enum AEAD {
     public static func open(
         _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> Data {
-        Data(try openBytes(sealed, key: key, associatedData: associatedData))
-    }
-
-    /// Opens a box into an array (the engine's hot path decodes from it without another copy).
-    static func openBytes(
-        _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
-    ) throws(EngineError) -> [UInt8] {
         var plaintext: [UInt8] = []
         try open(sealed, key: key, associatedData: associatedData, into: &plaintext)
-        return plaintext
+        return Data(plaintext)
     }
 
     /// Opens a box into `plaintext`, replacing its contents (a caller that reuses one buffer allocates nothing).

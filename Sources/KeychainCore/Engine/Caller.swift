@@ -20,9 +20,6 @@ public struct Caller: Sendable, Hashable, Codable, CustomStringConvertible {
         Caller(applicationIdentifier: defaultGroup, accessGroups: [defaultGroup, "*"])
     }
 
-    /// Whether the caller is entitled to every group.
-    public var isAdministrator: Bool { accessGroups.contains("*") }
-
     /// Whether the caller is entitled to `group`.
     public func canAccess(_ group: String) -> Bool {
         accessGroups.contains { entitlement in

@@ -38,11 +38,14 @@ public final class Engine: KeychainBackend {
     /// The keybag's state.
     public func keybagStatus() throws(EngineError) -> KeybagStatus {
         let now = options.now()
-        return state.withLock { state in
+        return try state.withLock { (state) throws(EngineError) -> KeybagStatus in
             let record = state.keybag.record
+            // The identifier is bound into every wrapped class key, so a damaged one cannot open: never invent one.
+            guard let keybagID = record.uuid.withUnsafeBytes({ UUID(bytes: $0) }) else {
+                throw EngineError(.invalidKeychain, "the keybag's identifier is not 16 bytes")
+            }
             return KeybagStatus(
-                keybagID: record.uuid.withUnsafeBytes({ UUID(bytes: $0) }) ?? UUID(),
-                hasPasscode: state.keybag.hasPasscode,
+                keybagID: keybagID, hasPasscode: state.keybag.hasPasscode,
                 isLocked: !state.keybag.isUnlocked, hasBeenUnlocked: state.keybag.hasBeenUnlocked,
                 failedAttempts: record.failedAttempts, retryAfter: record.retryAfter > now ? record.retryAfter : nil,
                 eraseAfter: record.eraseAfter > 0 ? record.eraseAfter : nil)

@@ -41,11 +41,6 @@ struct KeychainDirectory {
         close(descriptor)
     }
 
-    /// Whether the keychain's database exists.
-    var exists: Bool {
-        FileManager.default.fileExists(atPath: databasePath)
-    }
-
     /// Fsyncs the directory so that a rename or link in it is durable.
     func syncDirectory() {
         let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
