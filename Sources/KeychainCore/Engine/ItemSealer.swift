@@ -27,8 +27,8 @@ final class ItemSealer {
         let index = keybag.blindIndex
         var hashes: [AttributeKey: Data] = [:]
         for attribute in BlindIndex.indexedAttributes where itemClass.has(attribute) {
-            let text = attributes.string(attribute) ?? ""
-            hashes[attribute] = try index.attribute(attribute, text, itemClass: itemClass)
+            let bytes = attributes[attribute]?.bytesValue ?? Data()
+            hashes[attribute] = try index.attribute(attribute, bytes, itemClass: itemClass)
         }
         var item = StoredItem(
             uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, synchronizable: synchronizable,

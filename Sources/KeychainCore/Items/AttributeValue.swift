@@ -48,6 +48,31 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         if case .data(let value) = self { value } else { nil }
     }
 
+    /// The bytes of text (its UTF-8) or of bytes; `nil` for other values.
+    public var bytesValue: Data? {
+        switch self {
+        case .string(let value): Data(value.utf8)
+        case .data(let value): value
+        default: nil
+        }
+    }
+
+    /// The text of text, or of bytes that are valid UTF-8; `nil` otherwise.
+    public var textValue: String? {
+        switch self {
+        case .string(let value): value
+        case .data(let value): String(validating: value, as: UTF8.self)
+        default: nil
+        }
+    }
+
+    /// Whether two values of `attribute` are the same: as bytes for a blob attribute
+    /// (``AttributeKey/holdsTextOrBytes``), else by equality.
+    public func isSame(as other: AttributeValue, for attribute: AttributeKey) -> Bool {
+        guard attribute.holdsTextOrBytes, let bytes = bytesValue else { return self == other }
+        return bytes == other.bytesValue
+    }
+
     /// The integer, when the value is an integer.
     public var integerValue: Int64? {
         if case .integer(let value) = self { value } else { nil }
