@@ -109,7 +109,7 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
 
     /// Whether `value` is of the attribute's type: ``valueType``, or text or bytes for a blob attribute.
     public func accepts(_ value: AttributeValue) -> Bool {
-        value.kind == valueType || (holdsTextOrBytes && value.bytesValue != nil)
+        value.kind == valueType || (holdsTextOrBytes && [.string, .data].contains(value.kind))
     }
 
     /// Orders attributes by their four-character name.

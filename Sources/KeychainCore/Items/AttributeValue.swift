@@ -48,15 +48,6 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         if case .data(let value) = self { value } else { nil }
     }
 
-    /// The bytes of text (its UTF-8) or of bytes; `nil` for other values.
-    public var bytesValue: Data? {
-        switch self {
-        case .string(let value): Data(value.utf8)
-        case .data(let value): value
-        default: nil
-        }
-    }
-
     /// The text of text, or of bytes that are valid UTF-8; `nil` otherwise.
     public var textValue: String? {
         switch self {
@@ -66,11 +57,14 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         }
     }
 
-    /// Whether two values of `attribute` are the same: as bytes for a blob attribute
-    /// (``AttributeKey/holdsTextOrBytes``), else by equality.
+    /// Whether two values of `attribute` are the same: text and bytes of a blob attribute
+    /// (``AttributeKey/holdsTextOrBytes``) when the text's UTF-8 is those bytes, else by equality.
     public func isSame(as other: AttributeValue, for attribute: AttributeKey) -> Bool {
-        guard attribute.holdsTextOrBytes, let bytes = bytesValue else { return self == other }
-        return bytes == other.bytesValue
+        switch (self, other) {
+        case (.string(let text), .data(let bytes)), (.data(let bytes), .string(let text)):
+            attribute.holdsTextOrBytes && text.utf8.elementsEqual(bytes)
+        default: self == other
+        }
     }
 
     /// The integer, when the value is an integer.

@@ -19,16 +19,22 @@ final class BlindIndex {
         self.key = key
     }
 
-    /// The hash of an indexed attribute's bytes for a class: text hashes as its UTF-8, so text and the same bytes
-    /// find the same rows.
-    func attribute(_ attribute: AttributeKey, _ bytes: Data, itemClass: ItemClass) throws(EngineError) -> Data {
+    /// The hash of an indexed attribute's value for a class (a missing one counts as empty). Text hashes as its
+    /// UTF-8 bytes, so text and the same bytes find the same rows.
+    func attribute(
+        _ attribute: AttributeKey, _ value: AttributeValue?, itemClass: ItemClass
+    ) throws(EngineError) -> Data {
         var input: [UInt8] = Array("attr".utf8) + [0]
-        input.reserveCapacity(32 + bytes.count)
+        input.reserveCapacity(64)
         input.appendUTF8(attribute.rawValue)
         input.append(0)
         input.appendUTF8(itemClass.rawValue)
         input.append(0)
-        input.append(contentsOf: bytes)
+        switch value {
+        case .string(let text): input.appendUTF8(text)
+        case .data(let bytes): input.append(contentsOf: bytes)
+        default: break  // The indexed attributes hold text or bytes (the validator sees to it).
+        }
         return try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
     }
 
