@@ -2,9 +2,11 @@ import Foundation
 import Security
 import Testing
 
-/// `kSecMatchLimit` in `SecItemDelete`: iOS refuses it, macOS ignores it, and wrappers' non-iOS branches pass
-/// `kSecMatchLimitAll` to their "remove all". `kSecMatchLimitAll` is accepted (a delete removes every match anyway);
-/// every other limit stays `errSecParam` and deletes nothing.
+/// `kSecMatchLimit` in `SecItemDelete`: iOS refuses it (`_SecItemDelete` in Apple's SecItemServer.c: "match limit
+/// not supported by delete" for any limit but unlimited, which `kSecMatchLimitAll` is, and the limit still counts as
+/// a match key), macOS's file keychain ignores it, and wrappers' non-iOS branches pass `kSecMatchLimitAll` to their
+/// "remove all". `kSecMatchLimitAll` is accepted (a delete removes every match anyway); every other limit stays
+/// `errSecParam` and deletes nothing.
 @Suite struct DeleteMatchLimitTests {
     /// "Remove all" as a wrapper writes it.
     func removeAll(service: String) -> OSStatus {
