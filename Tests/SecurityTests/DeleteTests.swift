@@ -5,16 +5,16 @@ import Testing
 
 /// SecItemDelete's rules (DESIGN §6).
 @Suite struct DeleteTests {
-    @Test func anyMatchKeyIsAParamErrorAndDeletesNothing() throws {
+    /// kSecMatchLimitAll is accepted (DeleteMatchLimitTests); every other limit and match key is refused.
+    @Test func otherMatchKeysAreParamErrorsAndDeleteNothing() throws {
         let keychain = try TestSecItemKeychain()
         keychain.run {
             #expect(add(password("a")).status == 0)
-            for limit in [kSecMatchLimitOne, kSecMatchLimitAll] {
+            for limit: Any in [kSecMatchLimitOne, 1, 5] {
                 let outcome = delete(password("a", [kSecMatchLimit as String: limit]))
                 #expect(outcome.status == errSecParam)
                 #expect(outcome.message?.contains("m_Limit") == true)
             }
-            #expect(delete(password("a", [kSecMatchLimit as String: 5])).status == errSecParam)
             #expect(delete(password("a", [kSecMatchCaseInsensitive as String: true])).status == errSecParam)
             #expect(secret("a") == "")
         }

@@ -89,15 +89,6 @@ import Testing
         }
     }
 
-    @Test func returnRefIsUnimplementedForPasswords() throws {
-        let keychain = try TestSecItemKeychain()
-        keychain.run {
-            #expect(add(password("a", [kSecReturnRef as String: true])).status == errSecUnimplemented)
-            #expect(add(password("a", [kSecReturnRef as String: false])).status == errSecSuccess)
-            #expect(copy(password("a", [kSecReturnRef as String: true])).status == errSecUnimplemented)
-        }
-    }
-
     @Test func caseInsensitiveMatchingIsHonoured() throws {
         let keychain = try TestSecItemKeychain()
         keychain.run {

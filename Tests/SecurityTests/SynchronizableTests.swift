@@ -48,21 +48,6 @@ import Testing
         }
     }
 
-    @Test func thisDeviceOnlyItemsCannotBeSynchronizable() throws {
-        let keychain = try TestSecItemKeychain()
-        keychain.run {
-            let outcome = add(
-                password(
-                    "a",
-                    [
-                        kSecAttrSynchronizable as String: true,
-                        kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
-                    ]))
-            #expect(outcome.status == errSecParam)
-            #expect(outcome.message?.contains("aku") == true)
-        }
-    }
-
     @Test func addWithAnyStoresALocalItem() throws {
         let keychain = try TestSecItemKeychain()
         keychain.run {

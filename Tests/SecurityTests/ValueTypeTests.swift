@@ -49,8 +49,8 @@ import Testing
         let keychain = try TestSecItemKeychain()
         keychain.run {
             let cases: [(String, Any)] = [
-                (kSecAttrAccount as String, bytes("data account")), (kSecAttrLabel as String, 12),
-                (kSecAttrGeneric as String, "text"), (kSecAttrCreationDate as String, "yesterday"),
+                (kSecAttrAccount as String, 12), (kSecAttrLabel as String, true),
+                (kSecAttrGeneric as String, Date()), (kSecAttrCreationDate as String, "yesterday"),
                 (kSecAttrIsNegative as String, "no"), (kSecAttrAccessible as String, 1),
                 (kSecReturnData as String, 1), (kSecReturnAttributes as String, "true"),
                 (kSecAttrAccessControl as String, "ak"), (kSecAttrAccessGroup as String, NSNull()),

@@ -25,7 +25,9 @@ extension Engine {
         let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
         attributes[.accessible] = .string(protectionClass.rawValue)
         let synchronizable = attributes.bool(.synchronizable) ?? false
-        try ItemValidator.checkSynchronizable(synchronizable, protectionClass)
+        if !newItem.allowsThisDeviceOnlySynchronizable {
+            try ItemValidator.checkSynchronizable(synchronizable, protectionClass)
+        }
         attributes[.synchronizable] = .bool(synchronizable)
         let now = options.now()
         attributes[.creationDate] = .date(now)
@@ -97,7 +99,10 @@ extension Engine {
                     }
                     let attributes = current.merging(changed)
                     let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
-                    try ItemValidator.checkSynchronizable(attributes.bool(.synchronizable) ?? false, protectionClass)
+                    if !changes.allowsThisDeviceOnlySynchronizable {
+                        try ItemValidator.checkSynchronizable(
+                            attributes.bool(.synchronizable) ?? false, protectionClass)
+                    }
                     let stored = try state.sealer.seal(
                         itemClass: itemClass, attributes: attributes, data: changes.data ?? match.data ?? Data(),
                         uuid: match.uuid, keybag: state.keybag)

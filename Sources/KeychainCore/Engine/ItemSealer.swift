@@ -27,8 +27,7 @@ final class ItemSealer {
         let index = keybag.blindIndex
         var hashes: [AttributeKey: Data] = [:]
         for attribute in BlindIndex.indexedAttributes where itemClass.has(attribute) {
-            let text = attributes.string(attribute) ?? ""
-            hashes[attribute] = try index.attribute(attribute, text, itemClass: itemClass)
+            hashes[attribute] = try index.attribute(attribute, attributes[attribute], itemClass: itemClass)
         }
         var item = StoredItem(
             uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, synchronizable: synchronizable,

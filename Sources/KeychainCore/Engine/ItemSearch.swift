@@ -131,8 +131,8 @@ struct ItemSearch {
         if !query.caseInsensitive {
             // In BlindIndex.indexedAttributes order: the cached SQL of a filter's shape relies on it.
             for attribute in BlindIndex.indexedAttributes {
-                if let text = query.attributes.string(attribute) {
-                    filter.indexHashes.append((attribute, try index.attribute(attribute, text, itemClass: itemClass)))
+                if let value = query.attributes[attribute] {
+                    filter.indexHashes.append((attribute, try index.attribute(attribute, value, itemClass: itemClass)))
                 }
             }
         }

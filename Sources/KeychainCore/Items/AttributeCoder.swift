@@ -72,7 +72,7 @@ enum AttributeCoder {
                 guard flag <= 1 else { throw .decode("item metadata holds a malformed flag") }
                 value = .bool(flag == 1)
             }
-            guard value.kind == key.valueType else { throw .decode("item metadata holds a value of the wrong type") }
+            guard key.accepts(value) else { throw .decode("item metadata holds a value of the wrong type") }
             values[key] = value
         }
         return values

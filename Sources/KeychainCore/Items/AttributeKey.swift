@@ -93,6 +93,25 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
         }
     }
 
+    /// Whether the attribute is one of Apple's blob attributes (`SecItemSchema.c`: `acct`, `svce`, `gena`, `labl`,
+    /// `desc`, `icmt`, `srvr`, `sdmn`, `atyp`, `path`), which hold text or bytes.
+    ///
+    /// Such a value is kept as it was given, text or bytes, and compared as bytes: text and its UTF-8 bytes match
+    /// each other, hash the same in the blind indexes and count as one primary key.
+    public var holdsTextOrBytes: Bool {
+        switch self {
+        case .account, .service, .generic, .label, .itemDescription, .comment, .server, .securityDomain,
+            .authenticationType, .path:
+            true
+        default: false
+        }
+    }
+
+    /// Whether `value` is of the attribute's type: ``valueType``, or text or bytes for a blob attribute.
+    public func accepts(_ value: AttributeValue) -> Bool {
+        value.kind == valueType || (holdsTextOrBytes && [.string, .data].contains(value.kind))
+    }
+
     /// Orders attributes by their four-character name.
     public static func < (lhs: AttributeKey, rhs: AttributeKey) -> Bool {
         lhs.rawValue < rhs.rawValue

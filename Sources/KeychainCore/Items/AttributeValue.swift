@@ -48,6 +48,25 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         if case .data(let value) = self { value } else { nil }
     }
 
+    /// The text of text, or of bytes that are valid UTF-8; `nil` otherwise.
+    public var textValue: String? {
+        switch self {
+        case .string(let value): value
+        case .data(let value): String(validating: value, as: UTF8.self)
+        default: nil
+        }
+    }
+
+    /// Whether two values of `attribute` are the same: text and bytes of a blob attribute
+    /// (``AttributeKey/holdsTextOrBytes``) when the text's UTF-8 is those bytes, else by equality.
+    public func isSame(as other: AttributeValue, for attribute: AttributeKey) -> Bool {
+        switch (self, other) {
+        case (.string(let text), .data(let bytes)), (.data(let bytes), .string(let text)):
+            attribute.holdsTextOrBytes && text.utf8.elementsEqual(bytes)
+        default: self == other
+        }
+    }
+
     /// The integer, when the value is an integer.
     public var integerValue: Int64? {
         if case .integer(let value) = self { value } else { nil }

@@ -30,12 +30,19 @@ public struct NewItem: Sendable, Equatable, Codable {
     public var attributes: ItemAttributes
     /// Its secret (empty when absent, as Apple allows).
     public var data: Data
+    /// Whether the item may be synchronizable with a this-device-only protection class: iOS stores such an item and
+    /// keeps it on the device (the `Security` API's rule). When `false` the pair is `errSecParam`.
+    public var allowsThisDeviceOnlySynchronizable: Bool
 
     /// Creates an item to add.
-    public init(itemClass: ItemClass, attributes: ItemAttributes = [:], data: Data = Data()) {
+    public init(
+        itemClass: ItemClass, attributes: ItemAttributes = [:], data: Data = Data(),
+        allowsThisDeviceOnlySynchronizable: Bool = false
+    ) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.data = data
+        self.allowsThisDeviceOnlySynchronizable = allowsThisDeviceOnlySynchronizable
     }
 }
 
@@ -45,11 +52,15 @@ public struct ItemChanges: Sendable, Equatable, Codable {
     public var attributes: ItemAttributes
     /// A new secret, or `nil` to keep each item's own.
     public var data: Data?
+    /// Whether a changed item may be synchronizable with a this-device-only protection class (see
+    /// ``NewItem/allowsThisDeviceOnlySynchronizable``).
+    public var allowsThisDeviceOnlySynchronizable: Bool
 
     /// Creates a set of changes.
-    public init(attributes: ItemAttributes = [:], data: Data? = nil) {
+    public init(attributes: ItemAttributes = [:], data: Data? = nil, allowsThisDeviceOnlySynchronizable: Bool = false) {
         self.attributes = attributes
         self.data = data
+        self.allowsThisDeviceOnlySynchronizable = allowsThisDeviceOnlySynchronizable
     }
 
     /// Whether the changes change nothing.

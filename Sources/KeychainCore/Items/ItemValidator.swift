@@ -17,10 +17,10 @@ enum ItemValidator {
                     .noSuchAttribute, "the attribute \"\(key.rawValue)\" does not exist for class \(itemClass.rawValue)"
                 )
             }
-            guard value.kind == key.valueType else {
+            guard key.accepts(value) else {
+                let expected = key.holdsTextOrBytes ? "string or data" : key.valueType.rawValue
                 throw .param(
-                    "the attribute \"\(key.rawValue)\" must be \(key.valueType.rawValue), not \(value.kind.rawValue) \(value)"
-                )
+                    "the attribute \"\(key.rawValue)\" must be \(expected), not \(value.kind.rawValue) \(value)")
             }
             switch value {
             case .integer(let number) where number < 0 || number > Int64(UInt32.max):

@@ -2,14 +2,15 @@ import Foundation
 
 extension ItemQuery {
     /// Whether decrypted attributes satisfy every attribute of the query. A missing primary-key attribute counts as
-    /// empty (Apple's rule), so `acct = ""` matches an item added without an account.
+    /// empty (Apple's rule), so `acct = ""` matches an item added without an account; blob attributes compare as
+    /// bytes, so text matches its UTF-8 bytes.
     func matches(_ attributes: ItemAttributes, of itemClass: ItemClass) -> Bool {
         for (key, wanted) in self.attributes {
             let actual = attributes[key] ?? (itemClass.primaryKey.contains(key) ? BlindIndex.emptyValue(of: key) : nil)
             guard let actual else { return false }
-            if caseInsensitive, case .string(let left) = wanted, case .string(let right) = actual {
+            if caseInsensitive, let left = wanted.textValue, let right = actual.textValue {
                 guard left.compare(right, options: .caseInsensitive) == .orderedSame else { return false }
-            } else if actual != wanted {
+            } else if !actual.isSame(as: wanted, for: key) {
                 return false
             }
         }

@@ -19,15 +19,22 @@ final class BlindIndex {
         self.key = key
     }
 
-    /// The hash of an indexed attribute's text for a class.
-    func attribute(_ attribute: AttributeKey, _ value: String, itemClass: ItemClass) throws(EngineError) -> Data {
+    /// The hash of an indexed attribute's value for a class (a missing one counts as empty). Text hashes as its
+    /// UTF-8 bytes, so text and the same bytes find the same rows.
+    func attribute(
+        _ attribute: AttributeKey, _ value: AttributeValue?, itemClass: ItemClass
+    ) throws(EngineError) -> Data {
         var input: [UInt8] = Array("attr".utf8) + [0]
-        input.reserveCapacity(32 + value.utf8.count)
+        input.reserveCapacity(64)
         input.appendUTF8(attribute.rawValue)
         input.append(0)
         input.appendUTF8(itemClass.rawValue)
         input.append(0)
-        input.appendUTF8(value)
+        switch value {
+        case .string(let text): input.appendUTF8(text)
+        case .data(let bytes): input.append(contentsOf: bytes)
+        default: break  // The indexed attributes hold text or bytes (the validator sees to it).
+        }
         return try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
     }
 
@@ -43,7 +50,8 @@ final class BlindIndex {
     }
 
     /// The hash of an item's primary key: class, access group, synchronizable and the class's key attributes,
-    /// with missing ones counted as empty (Apple's rule).
+    /// with missing ones counted as empty (Apple's rule). Text and data are both written as length and bytes, so
+    /// text and its UTF-8 bytes are one key.
     func primaryKey(
         itemClass: ItemClass, accessGroup: String, synchronizable: Bool, attributes: ItemAttributes
     ) throws(EngineError) -> Data {

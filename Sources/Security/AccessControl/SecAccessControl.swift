@@ -6,7 +6,10 @@ import KeychainCore
 /// Until access control is enforced (a later issue), an add or update with a constrained access control (any flag
 /// set) is refused with `errSecUnimplemented` and a message saying so: an item is never stored without the protection
 /// it asked for. An access control without flags is the same as its accessibility alone. Immutable, so safe to share.
-public final class SecAccessControl: Sendable, CustomStringConvertible {
+///
+/// Like every CF type it is `Hashable` (Apple's `CFEqual`: the same accessibility and constraints), so it can sit in
+/// a `[String: AnyHashable]` query.
+public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible {
     /// The accessibility (`pdmn`) the item gets.
     let protectionClass: ProtectionClass
     /// The authentication required to use the item.
@@ -19,6 +22,17 @@ public final class SecAccessControl: Sendable, CustomStringConvertible {
 
     /// Whether the access control asks for more than an accessibility.
     var isConstrained: Bool { !flags.isEmpty }
+
+    /// Whether two access controls ask for the same accessibility and constraints.
+    public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
+        lhs.protectionClass == rhs.protectionClass && lhs.flags == rhs.flags
+    }
+
+    /// Hashes the accessibility and the constraints.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(protectionClass)
+        hasher.combine(flags)
+    }
 
     /// `<SecAccessControl: ak, flags 0x1>`, like Apple's rendering.
     public var description: String {

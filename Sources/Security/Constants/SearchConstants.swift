@@ -4,7 +4,8 @@ import Foundation
 
 /// How many items `SecItemCopyMatching` returns: ``kSecMatchLimitOne`` (the default), ``kSecMatchLimitAll`` or a
 /// positive number. Only a limit of one returns a single object; any other returns an array. Not accepted by
-/// `SecItemAdd`, `SecItemUpdate` or `SecItemDelete` (`errSecParam`).
+/// `SecItemAdd` or `SecItemUpdate` (`errSecParam`); `SecItemDelete` accepts only ``kSecMatchLimitAll`` (it deletes
+/// every match anyway), as macOS ignores a delete's limit.
 public nonisolated(unsafe) let kSecMatchLimit: CFString = "m_Limit"
 /// The limit of one item, returned alone.
 public nonisolated(unsafe) let kSecMatchLimitOne: CFString = "m_LimitOne"
@@ -17,7 +18,8 @@ public nonisolated(unsafe) let kSecMatchCaseInsensitive: CFString = "m_CaseInsen
 public nonisolated(unsafe) let kSecReturnData: CFString = "r_Data"
 /// Return the item's attributes as a dictionary (`Bool`).
 public nonisolated(unsafe) let kSecReturnAttributes: CFString = "r_Attributes"
-/// Return an item reference (`Bool`). Password items have none here: `true` is `errSecUnimplemented`.
+/// Return an item reference (`Bool`). Password items have none: `true` returns the dictionary of the class, the
+/// attributes and the data, as Apple's server does.
 public nonisolated(unsafe) let kSecReturnRef: CFString = "r_Ref"
 /// Return the item's persistent reference (`Bool`): `Data` that finds the item again across runs.
 public nonisolated(unsafe) let kSecReturnPersistentRef: CFString = "r_PersistentRef"

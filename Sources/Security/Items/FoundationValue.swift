@@ -50,8 +50,17 @@ enum FoundationValue {
     }
 
     /// Converts an attribute's value to the attribute's type.
+    ///
+    /// Apple's blob attributes (`acct`, `svce`, `gena`, `labl`, …) take text or data and keep what they were given
+    /// (`copyBlob` in Apple's `SecDbItem.c`), so an item added with a `Data` account returns a `Data` account; the
+    /// engine compares the two as bytes.
     static func attributeValue(_ value: Any, for attribute: AttributeKey) throws(EngineError) -> AttributeValue {
         let key = attribute.rawValue
+        if attribute.holdsTextOrBytes {
+            if let text = value as? String { return .string(text) }
+            if let data = value as? Data { return .data(data) }
+            throw wrongType(key, expected: "a string or data", value)
+        }
         switch attribute.valueType {
         case .string: return .string(try requireString(value, for: key))
         case .data: return .data(try requireData(value, for: key))

@@ -27,7 +27,7 @@ struct SecItemDictionary {
     var returning: ReturnOptions = []
     /// The `kSecReturn…` keys present, true or false.
     var returnKeys: [String] = []
-    /// Whether `kSecReturnRef` is true.
+    /// Whether `kSecReturnRef` is true (for a password: Apple's dictionary of class, attributes and data).
     var returnsReference = false
     /// `kSecMatchLimit`, when present.
     var limit: MatchLimit?

@@ -14,25 +14,27 @@ enum SecItemOperations {
                 .param, "kSecValuePersistentRef (\"v_PersistentRef\") names an existing item; an add cannot take it")
         }
         try request.rejectMatchKeys(in: "SecItemAdd")
-        try request.checkReturnKeys()
         try request.rejectSkippingAuthentication(in: "SecItemAdd")
         try request.applyAccessControl()
         if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
         let keychain = try SecItemKeychain.current()
+        // iOS stores a synchronizable item with a ThisDeviceOnly accessibility (its server has no rule against it); it
+        // stays on this device.
         let item = try keychain.backend.add(
-            NewItem(itemClass: request.itemClass, attributes: request.attributes, data: request.data ?? Data()),
+            NewItem(
+                itemClass: request.itemClass, attributes: request.attributes, data: request.data ?? Data(),
+                allowsThisDeviceOnlySynchronizable: true),
             for: keychain.caller)
-        return SecItemResult.object(for: [item], returning: request.returning, single: true)
+        return SecItemResult.object(for: [item], request: request, single: true)
     }
 
     /// Finds items; returns what the query's `kSecReturn…` keys ask for, one item or an array by the limit.
     static func copyMatching(_ dictionary: NSDictionary) throws(EngineError) -> CFTypeRef? {
         var request = try SecItemDictionary(dictionary)
-        try request.checkReturnKeys()
-        let query = try request.query(limit: request.limit, returning: request.returning)
+        let query = try request.query(limit: request.limit, returning: SecItemResult.needs(of: request))
         let keychain = try SecItemKeychain.current()
         let items = try keychain.backend.copyMatching(query, for: keychain.caller)
-        return SecItemResult.object(for: items, returning: request.returning, single: (request.limit ?? .one) == .one)
+        return SecItemResult.object(for: items, request: request, single: (request.limit ?? .one) == .one)
     }
 
     /// Changes every item the query matches.
@@ -49,9 +51,16 @@ enum SecItemOperations {
         _ = try keychain.backend.update(query, with: changes, for: keychain.caller)
     }
 
-    /// Deletes every item the query matches.
+    /// Deletes every item the query matches. `kSecMatchLimitAll` is accepted and changes nothing (macOS ignores a
+    /// delete's limit and wrappers' macOS branches pass it; iOS refuses every limit); any other limit is refused.
     static func delete(_ dictionary: NSDictionary) throws(EngineError) {
         var request = try SecItemDictionary(dictionary)
+        if request.limit != nil, request.limit != .all {
+            throw .init(
+                .param,
+                "SecItemDelete deletes every match: its kSecMatchLimit (\"m_Limit\") may only be kSecMatchLimitAll")
+        }
+        request.matchKeys.removeAll { $0 == "m_Limit" }
         try request.rejectMatchKeys(in: "SecItemDelete")
         try request.rejectSkippingAuthentication(in: "SecItemDelete")
         let query = try request.query(limit: nil, returning: [])
@@ -62,7 +71,8 @@ enum SecItemOperations {
     /// Reads `attributesToUpdate`: attributes of the class and `kSecValueData` only; any other key is
     /// `errSecNoSuchAttr`, as on Apple's server.
     static func changes(_ dictionary: NSDictionary, itemClass: ItemClass) throws(EngineError) -> ItemChanges {
-        var changes = ItemChanges()
+        // As in an add, a synchronizable ThisDeviceOnly item is accepted and stays on this device.
+        var changes = ItemChanges(allowsThisDeviceOnlySynchronizable: true)
         var accessControl: SecAccessControl?
         for (key, value) in try SecItemDictionary.entries(of: dictionary) {
             if key == "v_Data" {
@@ -123,16 +133,6 @@ extension SecItemDictionary {
         guard let accessControl else { return }
         let protectionClass = try accessControl.checkedProtectionClass(alongside: attributes)
         attributes[.accessible] = .string(protectionClass.rawValue)
-    }
-
-    /// `kSecReturnRef`: password items have no item reference here.
-    func checkReturnKeys() throws(EngineError) {
-        guard !returnsReference else {
-            throw .init(
-                .unimplemented,
-                "kSecReturnRef is not supported: password items have no item reference here; ask for kSecReturnPersistentRef or kSecReturnAttributes"
-            )
-        }
     }
 
     /// Only `SecItemCopyMatching` takes `kSecMatch…` keys.

@@ -1,42 +1,57 @@
 import Foundation
 import KeychainCore
 
-/// The objects `SecItemCopyMatching` and `SecItemAdd` return, in Apple's shapes.
+/// The objects `SecItemCopyMatching` and `SecItemAdd` return, in Apple's shapes (`SecDbItemCopyResult` in Apple's
+/// `SecItemDb.c`, then `SecItemResultCopyPrepared` in `SecItem.m`).
 ///
-/// Per item: only the secret asked for → `Data`; only the persistent reference → `Data`; anything else → a
-/// dictionary holding what was asked for (the class and the attributes with `kSecReturnAttributes`, `v_Data` with
-/// `kSecReturnData`, `v_PersistentRef` with `kSecReturnPersistentRef`); nothing asked for → no result. A limit of one
-/// returns the item's object alone, any other limit an array of them.
+/// Per item: only the secret asked for → `Data` (empty for an item without data); only the persistent reference →
+/// `Data`; anything else → a dictionary holding what was asked for (the class and the attributes with
+/// `kSecReturnAttributes`, `v_Data` with `kSecReturnData`, `v_PersistentRef` with `kSecReturnPersistentRef`);
+/// nothing asked for → no result. A limit of one returns the item's object alone, any other limit an array of them.
 ///
-/// Attribute dictionaries also carry `class` (Apple's carry it only with `kSecReturnRef`), so a returned dictionary
-/// works as a query again as it is.
+/// Password items have no reference object, so `kSecReturnRef` answers as Apple's server does for them: the
+/// dictionary of the class, the attributes and the data, alone or with what the other keys ask for.
+///
+/// A dictionary holds only values an item has: an item without data has no `v_Data` (Apple leaves out every absent
+/// value), and an attribute the item does not have is not there. Attribute dictionaries also carry `class` (Apple's
+/// carry it only with `kSecReturnRef`), so a returned dictionary works as a query again as it is.
 enum SecItemResult {
+    /// What the engine must return for a request: with `kSecReturnRef`, the attributes and the data too.
+    static func needs(of request: SecItemDictionary) -> ReturnOptions {
+        request.returnsReference ? request.returning.union([.attributes, .data]) : request.returning
+    }
+
     /// The result of a call that matched or added `items`.
-    static func object(for items: [Item], returning: ReturnOptions, single: Bool) -> CFTypeRef? {
-        guard !returning.isEmpty else { return nil }
-        let objects = items.map { object(for: $0, returning: returning) }
+    static func object(for items: [Item], request: SecItemDictionary, single: Bool) -> CFTypeRef? {
+        guard !request.returning.isEmpty || request.returnsReference else { return nil }
+        let objects = items.map { object(for: $0, returning: request.returning, reference: request.returnsReference) }
         if single { return objects.first }
         return NSArray(array: objects)
     }
 
     /// One item's object.
-    static func object(for item: Item, returning: ReturnOptions) -> AnyObject {
-        switch returning {
-        case .data: return NSData(data: item.data ?? Data())
-        case .persistentReference: return NSData(data: item.persistentReference.data)
-        default:
-            var dictionary: [String: AnyObject] = [:]
-            if returning.contains(.attributes) {
-                dictionary["class"] = NSString(string: item.itemClass.rawValue)
-                for (key, value) in item.attributes {
-                    dictionary[key.rawValue] = FoundationValue.object(value)
-                }
+    static func object(for item: Item, returning: ReturnOptions, reference: Bool) -> AnyObject {
+        if !reference {
+            switch returning {
+            case .data: return NSData(data: item.data ?? Data())
+            case .persistentReference: return NSData(data: item.persistentReference.data)
+            default: break
             }
-            if returning.contains(.data) { dictionary["v_Data"] = NSData(data: item.data ?? Data()) }
-            if returning.contains(.persistentReference) {
-                dictionary["v_PersistentRef"] = NSData(data: item.persistentReference.data)
-            }
-            return NSDictionary(dictionary: dictionary)
         }
+        var dictionary: [String: AnyObject] = [:]
+        if returning.contains(.attributes) || reference {
+            dictionary["class"] = NSString(string: item.itemClass.rawValue)
+            for (key, value) in item.attributes {
+                dictionary[key.rawValue] = FoundationValue.object(value)
+            }
+        }
+        // The engine keeps an absent secret as empty data, so empty data is an item without data.
+        if returning.contains(.data) || reference, let data = item.data, !data.isEmpty {
+            dictionary["v_Data"] = NSData(data: data)
+        }
+        if returning.contains(.persistentReference) {
+            dictionary["v_PersistentRef"] = NSData(data: item.persistentReference.data)
+        }
+        return NSDictionary(dictionary: dictionary)
     }
 }
