@@ -18,19 +18,34 @@ public final class Engine: KeychainBackend {
         self.options = options
         let deviceKey: SecretKey
         let database: Database
+        var highWaterMarkPath: String?
         switch storage {
         case .directory(let url):
             let directory = KeychainDirectory(url: url)
             try directory.prepare()
             deviceKey = try DeviceKey.loadOrCreate(in: directory)
             database = try Database(path: directory.databasePath)
+            highWaterMarkPath = directory.highWaterMarkPath
         case .inMemory:
             deviceKey = try SecretKey.random()
             database = try Database(path: nil)
         }
-        try Schema.migrate(database)
+        let integrityKey = try ChangeLog.integrityKey(deviceKey: deviceKey)
+        try Schema.migrate(database) { (version) throws(EngineError) in
+            if version < 2 { try ChangeLog.sealMigrated(database, key: integrityKey) }
+        }
         let keybag = try Keybag.open(database: database, deviceKey: deviceKey, cost: options.passcodeCost)
-        state = Mutex(try EngineState(database: database, keybag: keybag))
+        let changeLog = try ChangeLog(
+            database: database, key: integrityKey,
+            highWaterMark: try highWaterMarkPath.map { (path) throws(EngineError) in
+                try HighWaterMark(path: path, key: integrityKey)
+            })
+        // Before any item is read or written: a rolled-back database or a damaged WAL is refused, never served.
+        try changeLog.checkCurrent()
+        keybag.removeItems = { (protectionClass, time) throws(EngineError) in
+            try changeLog.removeAll(of: protectionClass, at: time)
+        }
+        state = Mutex(try EngineState(database: database, keybag: keybag, changeLog: changeLog))
     }
 
     // MARK: Keybag
@@ -151,11 +166,11 @@ final class EngineState: @unchecked Sendable {
     let sealer: ItemSealer
     let store: ItemStore
 
-    init(database: Database, keybag: Keybag) throws(EngineError) {
+    init(database: Database, keybag: Keybag, changeLog: ChangeLog) throws(EngineError) {
         self.database = database
         self.keybag = keybag
-        self.sealer = try ItemSealer()
-        self.store = ItemStore(database: database)
+        self.sealer = try ItemSealer(legacyCeiling: changeLog.legacyCeiling)
+        self.store = ItemStore(database: database, changeLog: changeLog)
     }
 
     /// A search over this state.
