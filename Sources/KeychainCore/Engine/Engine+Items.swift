@@ -6,7 +6,8 @@ extension Engine {
     @discardableResult
     public func add(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
         try state.withLock { (state) throws(EngineError) -> Item in
-            try state.database.writeTransaction { () throws(EngineError) -> Item in
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Item in
                 let (item, stored) = try prepare(newItem, for: caller, in: state)
                 try insert(stored, item: item, in: state)
                 return item
@@ -58,6 +59,7 @@ extension Engine {
         let limit = query.limit ?? .one
         guard limit.maximum >= 1 else { throw .param("the match limit \(limit.maximum) is not positive") }
         let result = try state.withLock { (state) throws(EngineError) -> SearchResult in
+            try state.checkServable()
             var needs: SearchNeeds = []
             if query.returning.contains(.data) { needs.insert(.data) }
             if query.returning.contains(.attributes) { needs.insert(.attributes) }
@@ -90,7 +92,8 @@ extension Engine {
         changed[.creationDate] = nil
         changed[.modificationDate] = .date(options.now())
         return try state.withLock { (state) throws(EngineError) -> Int in
-            try state.database.writeTransaction { () throws(EngineError) -> Int in
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Int in
                 let needs: SearchNeeds = changes.data == nil ? [.attributes, .data] : [.attributes]
                 let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
                 try Self.checkFound(result, query)
@@ -121,7 +124,8 @@ extension Engine {
         guard query.limit == nil else { throw .param("a delete removes every match; it takes no match limit") }
         let now = options.now()
         return try state.withLock { (state) throws(EngineError) -> Int in
-            try state.database.writeTransaction { () throws(EngineError) -> Int in
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Int in
                 // Attributes too: a synchronizable item's tombstone keeps them, sealed again as its new version.
                 let result = try state.search.run(query, for: caller, needs: [.attributes], limit: .max)
                 if result.matches.isEmpty, query.persistentReference != nil, query.attributes.isEmpty,

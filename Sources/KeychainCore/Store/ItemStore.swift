@@ -84,6 +84,24 @@ final class ItemStore {
         }
     }
 
+    /// Reads every row, tombstones included, in insertion order, for verification: each as its row id, its UUID
+    /// bytes (when readable) and the parsed row or why its clear columns cannot be read.
+    func allRows(
+        _ body: (Int64, Data?, Result<StoredRow, EngineError>) throws(EngineError) -> Void
+    ) throws(EngineError) {
+        try database.query("SELECT \(StoredRow.columns) FROM items ORDER BY rowid") {
+            (row: Row) throws(EngineError) -> Bool in
+            let parsed: Result<StoredRow, EngineError>
+            do throws(EngineError) {
+                parsed = .success(try StoredRow(row))
+            } catch {
+                parsed = .failure(error)
+            }
+            try body(row.integer(0), row.blob(1), parsed)
+            return true
+        }
+    }
+
     private static func values(of item: StoredItem) -> [SQLValue] {
         func hash(_ attribute: AttributeKey) -> SQLValue {
             item.indexHashes[attribute].map { .blob($0) } ?? .null

@@ -164,6 +164,8 @@ struct StoredRow {
 
     /// The primary-key hash column.
     var primaryKeyHash: UnsafeRawBufferPointer { row.unsafeBlob(6) }
+    /// The access-group hash column.
+    var groupHash: UnsafeRawBufferPointer { row.unsafeBlob(5) }
 
     /// The item's persistent reference.
     var persistentReference: PersistentReference { PersistentReference(itemClass: itemClass, uuid: uuid) }
