@@ -23,6 +23,16 @@ public enum KeyedHash {
         return output
     }
 
+    /// Whether two hashes are equal, compared in constant time (`sodium_memcmp`).
+    public static func equal(_ left: Data, _ right: Data) -> Bool {
+        guard left.count == right.count else { return false }
+        return left.withUnsafeBytes { a in
+            right.withUnsafeBytes { b in
+                a.count == 0 || sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
+            }
+        }
+    }
+
     /// Derives a new key: BLAKE2b keyed by `key` over `context` (a label), the public `input` and the secret
     /// `secretInput`, computed in locked memory and written straight into locked memory.
     public static func deriveKey(

@@ -6,13 +6,17 @@ extension Engine {
     @discardableResult
     public func add(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
         try state.withLock { (state) throws(EngineError) -> Item in
-            let (item, stored) = try prepare(newItem, for: caller, in: state)
-            try insert(stored, item: item, in: state)
-            return item
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Item in
+                let (item, stored) = try prepare(newItem, for: caller, in: state)
+                try insert(stored, item: item, in: state)
+                return item
+            }
         }
     }
 
-    /// Checks an item to add, fills in its defaults and seals it.
+    /// Checks an item to add, fills in its defaults and seals it with the next change sequence (inside the add's
+    /// write transaction).
     func prepare(
         _ newItem: NewItem, for caller: Caller, in state: EngineState
     ) throws(EngineError) -> (Item, StoredItem) {
@@ -35,7 +39,7 @@ extension Engine {
         let reference = PersistentReference(itemClass: newItem.itemClass, uuid: UUID())
         let stored = try state.sealer.seal(
             itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, uuid: reference.uuid,
-            keybag: state.keybag)
+            sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag)
         let item = Item(
             itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, persistentReference: reference)
         return (item, stored)
@@ -57,6 +61,7 @@ extension Engine {
         let limit = query.limit ?? .one
         guard limit.maximum >= 1 else { throw .param("the match limit \(limit.maximum) is not positive") }
         let result = try state.withLock { (state) throws(EngineError) -> SearchResult in
+            try state.checkServable()
             var needs: SearchNeeds = []
             if query.returning.contains(.data) { needs.insert(.data) }
             if query.returning.contains(.attributes) { needs.insert(.attributes) }
@@ -89,7 +94,8 @@ extension Engine {
         changed[.creationDate] = nil
         changed[.modificationDate] = .date(options.now())
         return try state.withLock { (state) throws(EngineError) -> Int in
-            try state.database.writeTransaction { () throws(EngineError) -> Int in
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Int in
                 let needs: SearchNeeds = changes.data == nil ? [.attributes, .data] : [.attributes]
                 let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
                 try Self.checkFound(result, query)
@@ -105,7 +111,7 @@ extension Engine {
                     }
                     let stored = try state.sealer.seal(
                         itemClass: itemClass, attributes: attributes, data: changes.data ?? match.data ?? Data(),
-                        uuid: match.uuid, keybag: state.keybag)
+                        uuid: match.uuid, sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag)
                     do throws(EngineError) {
                         try state.store.replace(rowID: match.rowID, with: stored)
                     } catch  where error.code == .duplicateItem {
@@ -123,20 +129,28 @@ extension Engine {
         guard query.limit == nil else { throw .param("a delete removes every match; it takes no match limit") }
         let now = options.now()
         return try state.withLock { (state) throws(EngineError) -> Int in
-            try state.database.writeTransaction { () throws(EngineError) -> Int in
-                let result = try state.search.run(query, for: caller, needs: [], limit: .max)
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Int in
+                // Attributes too: a synchronizable item's tombstone keeps them, sealed again as its new version.
+                let result = try state.search.run(query, for: caller, needs: [.attributes], limit: .max)
                 if result.matches.isEmpty, query.persistentReference != nil, query.attributes.isEmpty,
                     !result.damagedRowIDs.isEmpty
                 {
-                    for rowID in result.damagedRowIDs { try state.store.delete(rowID: rowID) }
+                    for rowID in result.damagedRowIDs { try state.store.delete(rowID: rowID, at: now) }
                     return result.damagedRowIDs.count
                 }
                 try Self.checkFound(result, query)
                 for match in result.matches {
-                    if match.synchronizable {
-                        try state.store.tombstone(rowID: match.rowID, at: now)
+                    if match.synchronizable, let attributes = match.attributes {
+                        var attributes = attributes
+                        attributes[.modificationDate] = .date(now)
+                        let tombstone = try state.sealer.seal(
+                            itemClass: match.itemClass, attributes: attributes, data: Data(), uuid: match.uuid,
+                            sequence: try state.store.changeLog.nextSequence(), isTombstone: true,
+                            keybag: state.keybag)
+                        try state.store.replace(rowID: match.rowID, with: tombstone, kind: .removed)
                     } else {
-                        try state.store.delete(rowID: match.rowID)
+                        try state.store.delete(rowID: match.rowID, at: now)
                     }
                 }
                 return result.matches.count

@@ -18,19 +18,48 @@ public final class Engine: KeychainBackend {
         self.options = options
         let deviceKey: SecretKey
         let database: Database
+        var highWaterMarkPath: String?
         switch storage {
         case .directory(let url):
             let directory = KeychainDirectory(url: url)
             try directory.prepare()
             deviceKey = try DeviceKey.loadOrCreate(in: directory)
             database = try Database(path: directory.databasePath)
+            highWaterMarkPath = directory.highWaterMarkPath
         case .inMemory:
             deviceKey = try SecretKey.random()
             database = try Database(path: nil)
         }
-        try Schema.migrate(database)
+        let integrityKey = try ChangeLog.integrityKey(deviceKey: deviceKey)
+        let highWaterMark = try highWaterMarkPath.map { (path) throws(EngineError) in
+            try HighWaterMark(path: path, key: integrityKey)
+        }
+        try Schema.migrate(database) { (version) throws(EngineError) in
+            // A database without a change log where changes were acknowledged lost them all: migrating would
+            // write over what is left of it.
+            if let mark = try highWaterMark?.read(), mark > 0 {
+                throw EngineError(
+                    .decode,
+                    "the keychain database has no change log, but \(mark) changes were acknowledged: its WAL was "
+                        + "damaged or the database was replaced; removing \(highWaterMark?.path ?? "") accepts it as it is"
+                )
+            }
+            if version < 2 { try ChangeLog.sealMigrated(database, key: integrityKey) }
+        }
         let keybag = try Keybag.open(database: database, deviceKey: deviceKey, cost: options.passcodeCost)
-        state = Mutex(try EngineState(database: database, keybag: keybag))
+        let changeLog = try ChangeLog(database: database, key: integrityKey, highWaterMark: highWaterMark)
+        // Before any item is read or written: a rolled-back database or a damaged WAL is refused, never served.
+        // The keybag still works (unlock, lock), and so does `verify()`, which reports the refusal.
+        var refusal: EngineError?
+        do throws(EngineError) {
+            try changeLog.checkCurrent()
+        } catch {
+            refusal = error
+        }
+        keybag.removeItems = { (protectionClass, time) throws(EngineError) in
+            try changeLog.removeAll(of: protectionClass, at: time)
+        }
+        state = Mutex(try EngineState(database: database, keybag: keybag, changeLog: changeLog, refusal: refusal))
     }
 
     // MARK: Keybag
@@ -150,14 +179,22 @@ final class EngineState: @unchecked Sendable {
     let keybag: Keybag
     let sealer: ItemSealer
     let store: ItemStore
+    /// Why items must not be served (a rolled-back database or a damaged WAL), found when the engine opened.
+    let refusal: EngineError?
 
-    init(database: Database, keybag: Keybag) throws(EngineError) {
+    init(database: Database, keybag: Keybag, changeLog: ChangeLog, refusal: EngineError?) throws(EngineError) {
         self.database = database
         self.keybag = keybag
-        self.sealer = try ItemSealer()
-        self.store = ItemStore(database: database)
+        self.refusal = refusal
+        self.sealer = try ItemSealer(legacyCeiling: changeLog.legacyCeiling)
+        self.store = ItemStore(database: database, changeLog: changeLog)
     }
 
     /// A search over this state.
     var search: ItemSearch { ItemSearch(keybag: keybag, sealer: sealer, store: store) }
+
+    /// Throws the refusal, if any: every item operation calls it first.
+    func checkServable() throws(EngineError) {
+        if let refusal { throw refusal }
+    }
 }

@@ -32,6 +32,7 @@ extension Engine {
         for caller: Caller, _ body: (ItemBatch) throws(EngineError) -> Result
     ) throws(EngineError) -> Result {
         try state.withLock { (state) throws(EngineError) -> Result in
+            try state.checkServable()
             let batch = ItemBatch(engine: self, caller: caller, state: state)
             defer { batch.isOpen = false }
             return try state.database.writeTransaction { () throws(EngineError) -> Result in try body(batch) }

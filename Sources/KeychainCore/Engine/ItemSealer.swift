@@ -11,14 +11,19 @@ final class ItemSealer {
     /// Reused between rows: the associated data being checked, and the plaintext (zeroed after every row).
     private var associatedData: [UInt8] = []
     private var plaintext: [UInt8] = []
+    /// Rows with a sequence at or below this carry the first row binding (``RowBinding``).
+    let legacyCeiling: Int64
 
-    init() throws(EngineError) {
+    init(legacyCeiling: Int64) throws(EngineError) {
         scratch = try SecretKey.zeroed()
+        self.legacyCeiling = legacyCeiling
     }
 
-    /// Seals an item whose attributes are complete (group, accessibility, flag and dates included).
+    /// Seals an item whose attributes are complete (group, accessibility, flag and dates included) as the version
+    /// of its row with change sequence `sequence`; a tombstone keeps its attributes and has no secret.
     func seal(
-        itemClass: ItemClass, attributes: ItemAttributes, data: Data, uuid: UUID, keybag: Keybag
+        itemClass: ItemClass, attributes: ItemAttributes, data: Data, uuid: UUID, sequence: Int64,
+        isTombstone: Bool = false, keybag: Keybag
     ) throws(EngineError) -> StoredItem {
         let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
         let group = attributes.string(.accessGroup) ?? ""
@@ -36,24 +41,35 @@ final class ItemSealer {
                 itemClass: itemClass, accessGroup: group, synchronizable: synchronizable, attributes: attributes),
             indexHashes: hashes,
             modificationTime: (attributes[.modificationDate]?.dateValue ?? Date()).timeIntervalSince1970,
-            wrappedKey: Data(), metadata: Data(), secret: nil)
+            sequence: sequence, isTombstone: isTombstone, wrappedKey: Data(), metadata: Data(), secret: nil)
         scratch.storage.fillRandom()
         defer { scratch.storage.zero() }
         item.wrappedKey = try AEAD.seal(key: scratch, under: classKey, associatedData: item.keyAssociatedData)
         item.metadata = try AEAD.seal(
             Padding.pad(AttributeCoder.encode(attributes)), key: scratch,
             associatedData: item.sealAssociatedData(UInt8(ascii: "m")))
-        item.secret = try AEAD.seal(
-            Padding.pad(data), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
+        if !isTombstone {
+            item.secret = try AEAD.seal(
+                Padding.pad(data), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
+        }
         return item
     }
 
     /// Opens a row: its attributes when `attributes` is set, its secret when `data` is set. Without attributes the
-    /// secret is opened anyway, since its associated data is what authenticates the row's primary-key hash. A row
-    /// that fails authentication is a decode error naming the item; an unavailable class is the keybag's error.
+    /// secret is opened anyway, since its associated data is what authenticates the row's clear columns (a
+    /// tombstone's metadata, which it has instead). A row that fails authentication, or that is not its item's
+    /// latest version, is a decode error naming the item; an unavailable class is the keybag's error.
     func open(
         _ item: StoredRow, keybag: Keybag, attributes: Bool, data: Bool
     ) throws(EngineError) -> (ItemAttributes?, Data?) {
+        guard item.latestChange == item.sequence else {
+            throw .decode(
+                "the stored item \(item.persistentReference) is not its latest version (change \(item.sequence), "
+                    + (item.latestChange.map { "latest \($0)" } ?? "no change record")
+                    + "): an older copy was put back or the database was damaged")
+        }
+        let legacy = item.sequence <= legacyCeiling
+        let attributes = attributes || item.isTombstone
         let classKey = try keybag.key(for: item.protectionClass)
         defer {
             scratch.storage.zero()
@@ -64,16 +80,20 @@ final class ItemSealer {
             try AEAD.open(key: item.wrappedKey, under: classKey, associatedData: associatedData, into: scratch)
             var opened: ItemAttributes?
             if attributes {
-                item.sealAssociatedData(UInt8(ascii: "m"), into: &associatedData)
+                item.sealAssociatedData(UInt8(ascii: "m"), legacy: legacy, into: &associatedData)
                 try AEAD.open(item.metadata, key: scratch, associatedData: associatedData, into: &plaintext)
                 opened = try AttributeCoder.decode(plaintext, range: try Padding.payload(of: plaintext))
             }
-            guard data || !attributes else { return (opened, nil) }
+            guard data || !attributes || item.isTombstone else { return (opened, nil) }
+            if item.isTombstone {
+                guard item.secret == nil, !data else { throw EngineError.decode("a tombstone has no data") }
+                return (opened, nil)
+            }
             guard let secret = item.secret else { throw EngineError.decode("the item has no sealed data") }
             if attributes {
                 associatedData[0] = UInt8(ascii: "s")  // the secret's associated data differs only in its tag
             } else {
-                item.sealAssociatedData(UInt8(ascii: "s"), into: &associatedData)
+                item.sealAssociatedData(UInt8(ascii: "s"), legacy: legacy, into: &associatedData)
             }
             try AEAD.open(secret, key: scratch, associatedData: associatedData, into: &plaintext)
             return (opened, data ? Data(plaintext[try Padding.payload(of: plaintext)]) : nil)

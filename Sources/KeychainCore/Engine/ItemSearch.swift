@@ -72,6 +72,12 @@ struct ItemSearch {
             let attributes: ItemAttributes?
             let data: Data?
             do throws(EngineError) {
+                if byPrimaryKey {
+                    try Self.checkExact(row, filter)
+                    if let protectionClass = filter.protectionClass, row.protectionClass != protectionClass {
+                        return true
+                    }
+                }
                 (attributes, data) = try sealer.open(
                     row, keybag: keybag, attributes: opensAttributes, data: needs.contains(.data))
             } catch  where error.code == .decode {
@@ -91,6 +97,22 @@ struct ItemSearch {
             return result.matches.count < limit
         }
         return result
+    }
+
+    /// A row an exact lookup found by primary-key hash has that hash, and the class and synchronizable flag the
+    /// hash was made from; anything else is damage (to the row or to the index), reported for that item.
+    private static func checkExact(_ row: StoredRow, _ filter: CandidateFilter) throws(EngineError) {
+        let hashes = filter.primaryKeyHashes ?? []
+        let hashMatches = hashes.contains { hash in
+            hash.withUnsafeBytes { $0.elementsEqual(row.primaryKeyHash) }
+        }
+        guard hashMatches, row.itemClass == filter.itemClass, row.synchronizable == filter.synchronizable,
+            !row.isTombstone
+        else {
+            throw .decode(
+                "the stored item \(row.persistentReference) has clear columns that do not match its primary key: the "
+                    + "database was damaged")
+        }
     }
 
     private func candidateFilter(

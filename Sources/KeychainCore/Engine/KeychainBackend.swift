@@ -26,6 +26,8 @@ public protocol KeychainBackend: Sendable {
     func isAvailable(_ protectionClass: ProtectionClass) -> Bool
     /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never).
     func setEraseAfter(failures: Int) throws(EngineError)
+    /// Checks every row and the change log; reads only.
+    func verify() throws(EngineError) -> VerificationReport
 }
 
 /// The keybag's state as a caller sees it.

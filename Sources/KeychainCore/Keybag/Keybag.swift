@@ -16,6 +16,11 @@ final class Keybag {
     private(set) var blindIndex: BlindIndex
     /// Whether the keybag has been unlocked since it was opened (always true without a passcode).
     private(set) var hasBeenUnlocked: Bool
+    /// Removes the items of a protection class (all items when `nil`), recording each removal in the change log:
+    /// passcode removal deletes `akpu` items, the erase after too many wrong passcodes deletes all.
+    var removeItems: (ProtectionClass?, Date) throws(EngineError) -> Void = { _, _ throws(EngineError) in
+        throw .internalError("the keybag cannot remove items before the engine is open")
+    }
 
     private init(deviceKey: SecretKey, cost: PasscodeCost, record: KeybagRecord) throws(EngineError) {
         self.deviceKey = deviceKey
@@ -173,8 +178,7 @@ final class Keybag {
         record.passcode = nil
         try rewrap(keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil))
         try database.writeTransaction { () throws(EngineError) in
-            try database.run(
-                "DELETE FROM items WHERE pdmn = ?", [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
+            try removeItems(.whenPasscodeSetThisDeviceOnly, now)
             try record.save(to: database)
         }
         self.record = record
@@ -262,7 +266,7 @@ final class Keybag {
             stored.failedAttempts += 1
             if stored.eraseAfter > 0 && stored.failedAttempts >= stored.eraseAfter {
                 let failures = stored.failedAttempts
-                try database.run("DELETE FROM items")
+                try removeItems(nil, now)
                 let fresh = try Self.fresh(deviceKey: deviceKey)
                 try fresh.save(to: database)
                 try adopt(fresh)

@@ -19,6 +19,9 @@ final class Database {
     private let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
     private(set) var isInTransaction = false
+    /// Told about every write transaction's end: the change log seals its counter before `COMMIT` and raises the
+    /// high-water mark after it.
+    weak var writeObserver: WriteTransactionObserver?
 
     /// `SQLITE_FCNTL_PERSIST_WAL`, a C macro Swift does not import.
     private static let persistWAL: Int32 = 10
@@ -123,12 +126,12 @@ final class Database {
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws.
     @discardableResult
     func writeTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
-        try transaction("BEGIN IMMEDIATE", body)
+        try transaction("BEGIN IMMEDIATE", observed: writeObserver, body)
     }
 
     /// Runs `body` between `begin` and `COMMIT`, or `ROLLBACK` when it throws; inside a transaction, just runs it.
     private func transaction<Result>(
-        _ begin: String, _ body: () throws(EngineError) -> Result
+        _ begin: String, observed observer: WriteTransactionObserver? = nil, _ body: () throws(EngineError) -> Result
     ) throws(EngineError) -> Result {
         guard !isInTransaction else { return try body() }
         try execute(begin)
@@ -136,10 +139,13 @@ final class Database {
         defer { isInTransaction = false }
         do {
             let result = try body()
+            try observer?.transactionWillCommit()
             try execute("COMMIT")
+            observer?.transactionDidEnd(committed: true)
             return result
         } catch {
             try? execute("ROLLBACK")
+            observer?.transactionDidEnd(committed: false)
             throw error
         }
     }
@@ -178,6 +184,14 @@ final class Database {
         default: return EngineError(.ioError, text)
         }
     }
+}
+
+/// What a write transaction tells about its end (the change log is the one observer).
+protocol WriteTransactionObserver: AnyObject {
+    /// Called inside the transaction just before `COMMIT`; throwing rolls the transaction back.
+    func transactionWillCommit() throws(EngineError)
+    /// Called after `COMMIT` succeeded (durable: `synchronous = FULL`), or after the rollback.
+    func transactionDidEnd(committed: Bool)
 }
 
 /// A prepared statement, owned and reused by its ``Database``.

@@ -11,55 +11,57 @@ struct CandidateFilter {
     var groupHashes: [Data]?
     /// Blind-index hashes a row must have.
     var indexHashes: [(AttributeKey, Data)] = []
-    /// Primary-key hashes, one of which a row must have (the caller's groups × the query's key).
+    /// Primary-key hashes, one of which a row must have (the caller's groups × the query's key). An exact lookup:
+    /// SQL then reads every row the index gives for them, and the class, synchronizable and protection-class
+    /// filters are the caller's to check against the authenticated row, so damage to a clear column is reported,
+    /// not hidden as "not found".
     var primaryKeyHashes: [Data]?
+
+    /// Whether SQL filters by the clear columns (class, synchronizable, protection class).
+    var filtersClearColumns: Bool { primaryKeyHashes == nil }
 }
 
-/// The SQL of item rows. Every write bumps the change sequence; uniqueness is the database's (a UNIQUE index on
-/// the primary-key hash of live rows), never a read-then-write.
+/// The SQL of item rows. Every write takes the next change sequence and leaves a change record (``ChangeLog``);
+/// uniqueness is the database's (a UNIQUE index on the primary-key hash of live rows), never a read-then-write.
 final class ItemStore {
     let database: Database
+    let changeLog: ChangeLog
     private var candidateStatements = CandidateStatements()
 
-    init(database: Database) {
+    init(database: Database, changeLog: ChangeLog) {
         self.database = database
+        self.changeLog = changeLog
     }
 
-    private static let nextSequence = "(SELECT IFNULL(MAX(seq), 0) + 1 FROM items)"
-
-    /// Inserts a new row; a duplicate primary key throws ``EngineError/Code/duplicateItem``.
+    /// Inserts a new row sealed with the log's next sequence; a duplicate primary key throws
+    /// ``EngineError/Code/duplicateItem``.
     func insert(_ item: StoredItem) throws(EngineError) {
         try database.run(
             """
-            INSERT INTO items (uuid, class, pdmn, sync, agrp, pk, svce, acct, srvr, seq, mdat, wrapped_key, metadata,
-                secret)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Self.nextSequence), ?, ?, ?, ?)
+            INSERT INTO items (uuid, class, pdmn, sync, agrp, pk, svce, acct, srvr, mdat, wrapped_key, metadata,
+                secret, tomb, seq)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.blob(PersistentReference.bytes(of: item.uuid))] + Self.values(of: item))
+        try changeLog.record(Self.change(.added, item))
     }
 
-    /// Rewrites a row in place (its UUID stays); a duplicate primary key throws
-    /// ``EngineError/Code/duplicateItem``.
-    func replace(rowID: Int64, with item: StoredItem) throws(EngineError) {
+    /// Rewrites a row in place as a new version (its UUID stays): an update, or a tombstone (`kind` removed); a
+    /// duplicate primary key throws ``EngineError/Code/duplicateItem``.
+    func replace(rowID: Int64, with item: StoredItem, kind: ChangeKind = .updated) throws(EngineError) {
         try database.run(
             """
-            UPDATE items SET class = ?, pdmn = ?, sync = ?, agrp = ?, pk = ?, svce = ?, acct = ?, srvr = ?,
-                seq = \(Self.nextSequence), mdat = ?, wrapped_key = ?, metadata = ?, secret = ?
+            UPDATE items SET class = ?, pdmn = ?, sync = ?, agrp = ?, pk = ?, svce = ?, acct = ?, srvr = ?, mdat = ?,
+                wrapped_key = ?, metadata = ?, secret = ?, tomb = ?, seq = ?
             WHERE rowid = ?
             """,
             Self.values(of: item) + [.integer(rowID)])
+        try changeLog.record(Self.change(kind, item))
     }
 
-    /// Deletes a row.
-    func delete(rowID: Int64) throws(EngineError) {
-        try database.run("DELETE FROM items WHERE rowid = ?", [.integer(rowID)])
-    }
-
-    /// Turns a synchronizable row into a tombstone: its secret is dropped, its identity stays for sync.
-    func tombstone(rowID: Int64, at time: Date) throws(EngineError) {
-        try database.run(
-            "UPDATE items SET tomb = 1, secret = NULL, mdat = ?, seq = \(Self.nextSequence) WHERE rowid = ?",
-            [.real(time.timeIntervalSince1970), .integer(rowID)])
+    /// Deletes a row, recording its removal.
+    func delete(rowID: Int64, at time: Date) throws(EngineError) {
+        try changeLog.remove(rowID: rowID, at: time)
     }
 
     /// Reads live candidate rows in insertion order until `body` returns `false`.
@@ -68,16 +70,35 @@ final class ItemStore {
     ) throws(EngineError) {
         var bindings: [SQLValue] = []
         bindings.reserveCapacity(8)
-        if let itemClass = filter.itemClass { bindings.append(.text(itemClass.rawValue)) }
+        let clear = filter.filtersClearColumns
+        if clear, let itemClass = filter.itemClass { bindings.append(.text(itemClass.rawValue)) }
         if let uuid = filter.uuid { bindings.append(.blob(uuid)) }
-        if let synchronizable = filter.synchronizable { bindings.append(.integer(synchronizable ? 1 : 0)) }
-        if let protectionClass = filter.protectionClass { bindings.append(.text(protectionClass.rawValue)) }
+        if clear, let synchronizable = filter.synchronizable { bindings.append(.integer(synchronizable ? 1 : 0)) }
+        if clear, let protectionClass = filter.protectionClass { bindings.append(.text(protectionClass.rawValue)) }
         if let groups = filter.groupHashes { bindings += groups.map { .blob($0) } }
         if let keys = filter.primaryKeyHashes { bindings += keys.map { .blob($0) } }
         bindings += filter.indexHashes.map { .blob($0.1) }
         let statement = try candidateStatements.statement(for: filter, in: database)
         try database.query(statement, bindings) { (row: Row) throws(EngineError) -> Bool in
             try body(try StoredRow(row))
+        }
+    }
+
+    /// Reads every row, tombstones included, in insertion order, for verification: each as its row id, its UUID
+    /// bytes (when readable) and the parsed row or why its clear columns cannot be read.
+    func allRows(
+        _ body: (Int64, Data?, Result<StoredRow, EngineError>) throws(EngineError) -> Void
+    ) throws(EngineError) {
+        try database.query("SELECT \(StoredRow.columns) FROM items ORDER BY rowid") {
+            (row: Row) throws(EngineError) -> Bool in
+            let parsed: Result<StoredRow, EngineError>
+            do throws(EngineError) {
+                parsed = .success(try StoredRow(row))
+            } catch {
+                parsed = .failure(error)
+            }
+            try body(row.integer(0), row.blob(1), parsed)
+            return true
         }
     }
 
@@ -89,8 +110,15 @@ final class ItemStore {
             .text(item.itemClass.rawValue), .text(item.protectionClass.rawValue), .integer(item.synchronizable ? 1 : 0),
             .blob(item.groupHash), .blob(item.primaryKeyHash), hash(.service), hash(.account), hash(.server),
             .real(item.modificationTime), .blob(item.wrappedKey), .blob(item.metadata),
-            item.secret.map { .blob($0) } ?? .null,
+            item.secret.map { .blob($0) } ?? .null, .integer(item.isTombstone ? 1 : 0), .integer(item.sequence),
         ]
+    }
+
+    private static func change(_ kind: ChangeKind, _ item: StoredItem) -> ChangeRecord {
+        ChangeRecord(
+            sequence: item.sequence, kind: kind, uuid: PersistentReference.bytes(of: item.uuid),
+            itemClass: item.itemClass.rawValue, protectionClass: item.protectionClass.rawValue,
+            synchronizable: item.synchronizable, groupHash: item.groupHash, modificationTime: item.modificationTime)
     }
 }
 
@@ -122,11 +150,14 @@ private struct CandidateStatements {
     }
 
     private static func build(_ filter: CandidateFilter) -> String {
+        // With the primary-key hash, `tomb = 0` only selects the partial unique index (SQLite does not test it
+        // again on the row), so a row whose tomb flag was damaged still comes back and fails authentication.
         var conditions = ["tomb = 0"]
-        if filter.itemClass != nil { conditions.append("class = ?") }
+        let clear = filter.filtersClearColumns
+        if clear, filter.itemClass != nil { conditions.append("class = ?") }
         if filter.uuid != nil { conditions.append("uuid = ?") }
-        if filter.synchronizable != nil { conditions.append("sync = ?") }
-        if filter.protectionClass != nil { conditions.append("pdmn = ?") }
+        if clear, filter.synchronizable != nil { conditions.append("sync = ?") }
+        if clear, filter.protectionClass != nil { conditions.append("pdmn = ?") }
         if let groups = filter.groupHashes {
             // With a narrower hash or a UUID at hand, `+agrp` keeps SQLite off the (broad) group index.
             let column = filter.indexHashes.isEmpty && filter.uuid == nil ? "agrp" : "+agrp"

@@ -9,10 +9,10 @@ import Foundation
 /// Recognising and removing an on-disk keychain, for tools that create and delete whole keychains.
 extension KeychainDirectory {
     /// The device key first: once it is gone nothing left in the directory can be decrypted, so a removal
-    /// interrupted half-way leaves no readable secret behind. Then SQLite's WAL and shared-memory files, then the
-    /// database.
+    /// interrupted half-way leaves no readable secret behind. Then SQLite's WAL and shared-memory files, the
+    /// database, and last the high-water mark (so a half-removed keychain still refuses a rolled-back database).
     private var filesInRemovalOrder: [String] {
-        [deviceKeyPath, databasePath + "-wal", databasePath + "-shm", databasePath]
+        [deviceKeyPath, databasePath + "-wal", databasePath + "-shm", databasePath, highWaterMarkPath]
     }
 
     /// Whether the directory holds a keychain: a database that is a SQLite file (or still empty, as `prepare()`

@@ -15,6 +15,8 @@ struct KeychainDirectory {
     var databasePath: String { url.appendingPathComponent("keychain.db").path }
     /// The device key file.
     var deviceKeyPath: String { url.appendingPathComponent("device.key").path }
+    /// The high-water mark file (``HighWaterMark``).
+    var highWaterMarkPath: String { url.appendingPathComponent("keychain.hwm").path }
 
     /// Creates the directory (0700) when missing, and the database file (0600) so SQLite and its WAL inherit
     /// that mode.

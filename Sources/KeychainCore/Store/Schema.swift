@@ -48,11 +48,43 @@ enum Schema {
         CREATE INDEX items_server ON items(srvr);
         CREATE INDEX items_group ON items(agrp);
         CREATE INDEX items_sequence ON items(seq);
+        """,
+        // The change log and its sealed counter (DESIGN §9). Existing rows keep their sequences (unique among the
+        // rows, though a deleted top row's was reused) and become the legacy rows, sealed before rows bound their
+        // sequence; each gets a record. `ChangeLog.sealMigrated` adds the hashes in the same transaction.
         """
+        CREATE TABLE integrity (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            seq INTEGER NOT NULL,
+            compacted INTEGER NOT NULL,
+            legacy_ceiling INTEGER NOT NULL,
+            mac BLOB
+        );
+        INSERT INTO integrity (id, seq, compacted, legacy_ceiling)
+            SELECT 1, IFNULL(MAX(seq), 0), IFNULL(MAX(seq), 0) - COUNT(*), IFNULL(MAX(seq), 0) FROM items;
+        CREATE TABLE changes (
+            seq INTEGER PRIMARY KEY,
+            uuid BLOB NOT NULL,
+            kind INTEGER NOT NULL,
+            class TEXT NOT NULL,
+            pdmn TEXT NOT NULL,
+            sync INTEGER NOT NULL,
+            agrp BLOB NOT NULL,
+            mdat REAL NOT NULL,
+            mac BLOB
+        );
+        INSERT INTO changes (seq, uuid, kind, class, pdmn, sync, agrp, mdat)
+            SELECT seq, uuid, CASE tomb WHEN 0 THEN 1 ELSE 3 END, class, pdmn, sync, agrp, mdat FROM items;
+        CREATE INDEX changes_item ON changes(uuid, seq);
+        """,
     ]
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.
-    static func migrate(_ database: Database) throws(EngineError) {
+    /// `finish` runs inside the migration's transaction with the version the database had, for the steps SQL
+    /// cannot do (sealing).
+    static func migrate(
+        _ database: Database, finish: (Int) throws(EngineError) -> Void = { _ in }
+    ) throws(EngineError) {
         // A read first: only a keychain that needs a migration takes the write lock.
         if try database.first("PRAGMA user_version", [], { Int($0.integer(0)) }) == migrations.count { return }
         try database.writeTransaction { () throws(EngineError) in
@@ -67,6 +99,7 @@ enum Schema {
                 try database.execute(migration)
             }
             if version < migrations.count {
+                try finish(version)
                 try database.execute("PRAGMA user_version = \(migrations.count)")
             }
         }

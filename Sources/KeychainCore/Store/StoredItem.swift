@@ -10,6 +10,10 @@ struct StoredItem {
     var primaryKeyHash: Data
     var indexHashes: [AttributeKey: Data]
     var modificationTime: Double
+    /// The change sequence of this version of the row, bound into its associated data.
+    var sequence: Int64
+    /// Whether the row is a synchronizable item's tombstone (no secret).
+    var isTombstone = false
     var wrappedKey: Data
     var metadata: Data
     var secret: Data?
@@ -24,20 +28,70 @@ struct StoredItem {
         return bytes
     }
 
-    /// The associated data of the metadata (`m`) or secret (`s`).
+    /// The associated data of the metadata (`m`) or secret (`s`): every clear column of the row.
     func sealAssociatedData(_ tag: UInt8) -> [UInt8] {
         var bytes: [UInt8] = []
         RowBinding.sealAssociatedData(
-            tag, uuid: uuid, itemClass: itemClass, synchronizable: synchronizable, groupHash: groupHash,
-            primaryKeyHash: primaryKeyHash, protectionClass: protectionClass, into: &bytes)
+            tag,
+            RowBinding.Columns(
+                uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, synchronizable: synchronizable,
+                isTombstone: isTombstone, sequence: sequence, modificationTime: modificationTime),
+            groupHash: groupHash, primaryKeyHash: primaryKeyHash, service: indexHashes[.service],
+            account: indexHashes[.account], server: indexHashes[.server], into: &bytes)
         return bytes
     }
 }
 
 /// What binds each sealed blob to its row (DESIGN §3): the associated data of the wrapped key (identity, class,
-/// protection class) and of the metadata and secret (also the synchronizable flag, group and primary-key hashes).
-/// A blob moved to another row, or a clear column changed under it, fails to open.
+/// protection class) and of the metadata and secret (every clear column: also the synchronizable and tombstone
+/// flags, the group, primary-key and attribute hashes, the change sequence and the modification time). A blob
+/// moved to another row, a clear column changed under it, or an older version of the row put back (its sequence
+/// is no longer its item's latest) fails.
+///
+/// Rows sealed before the change log existed (sequence at or below the log's legacy ceiling) carry the first
+/// binding, which covers the identity, flags and group and primary-key hashes only.
 enum RowBinding {
+    /// The clear columns of a row that are not blobs.
+    struct Columns {
+        var uuid: UUID
+        var itemClass: ItemClass
+        var protectionClass: ProtectionClass
+        var synchronizable: Bool
+        var isTombstone: Bool
+        var sequence: Int64
+        var modificationTime: Double
+    }
+
+    /// Writes the second binding of the metadata (`m`) or secret (`s`) into `bytes`, replacing its contents.
+    static func sealAssociatedData(
+        _ tag: UInt8, _ columns: Columns, groupHash: some ContiguousBytes, primaryKeyHash: some ContiguousBytes,
+        service: (some ContiguousBytes)?, account: (some ContiguousBytes)?, server: (some ContiguousBytes)?,
+        into bytes: inout [UInt8]
+    ) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(tag)
+        bytes.append(UInt8(ascii: "2"))
+        bytes.appendUUID(columns.uuid)
+        bytes.appendLengthPrefixedUTF8(columns.itemClass.rawValue)
+        bytes.appendLengthPrefixedUTF8(columns.protectionClass.rawValue)
+        bytes.append(columns.synchronizable ? 1 : 0)
+        bytes.append(columns.isTombstone ? 1 : 0)
+        bytes.appendLittleEndian(columns.sequence)
+        bytes.appendLittleEndian(columns.modificationTime.bitPattern)
+        bytes.appendLengthPrefixed(groupHash)
+        bytes.appendLengthPrefixed(primaryKeyHash)
+        appendOptional(service, to: &bytes)
+        appendOptional(account, to: &bytes)
+        appendOptional(server, to: &bytes)
+    }
+
+    /// A nullable hash column: a presence byte, then the length-prefixed bytes.
+    private static func appendOptional(_ hash: (some ContiguousBytes)?, to bytes: inout [UInt8]) {
+        guard let hash else { return bytes.append(0) }
+        bytes.append(1)
+        bytes.appendLengthPrefixed(hash)
+    }
+
     /// Writes the wrapped key's associated data into `bytes`, replacing its contents.
     static func keyAssociatedData(
         uuid: UUID, itemClass: ItemClass, protectionClass: ProtectionClass, into bytes: inout [UInt8]
@@ -76,10 +130,18 @@ struct StoredRow {
     var itemClass: ItemClass
     var protectionClass: ProtectionClass
     var synchronizable: Bool
+    var isTombstone: Bool
+    /// The change sequence of this version of the row.
+    var sequence: Int64
+    /// The sequence of the item's latest change record, or `nil` when the log has none.
+    var latestChange: Int64?
     private let row: Row
 
-    /// The columns a candidate query selects, in ``init(_:)``'s order.
-    static let columns = "rowid, uuid, class, pdmn, sync, agrp, pk, wrapped_key, metadata, secret"
+    /// The columns a candidate query selects, in ``init(_:)``'s order; the last is the item's latest change.
+    static let columns = """
+        rowid, uuid, class, pdmn, sync, agrp, pk, wrapped_key, metadata, secret, tomb, seq, mdat, svce, acct, srvr, \
+        (SELECT MAX(changes.seq) FROM changes WHERE changes.uuid = items.uuid)
+        """
 
     /// Reads a row selected with ``columns``; a clear column that is not one the engine writes is a decode error.
     init(_ row: Row) throws(EngineError) {
@@ -94,8 +156,16 @@ struct StoredRow {
         self.itemClass = itemClass
         self.protectionClass = protectionClass
         self.synchronizable = row.integer(4) != 0
+        self.isTombstone = row.integer(10) != 0
+        self.sequence = row.integer(11)
+        self.latestChange = row.isNull(16) ? nil : row.integer(16)
         self.row = row
     }
+
+    /// The primary-key hash column.
+    var primaryKeyHash: UnsafeRawBufferPointer { row.unsafeBlob(6) }
+    /// The access-group hash column.
+    var groupHash: UnsafeRawBufferPointer { row.unsafeBlob(5) }
 
     /// The item's persistent reference.
     var persistentReference: PersistentReference { PersistentReference(itemClass: itemClass, uuid: uuid) }
@@ -109,9 +179,20 @@ struct StoredRow {
         RowBinding.keyAssociatedData(uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, into: &bytes)
     }
 
-    func sealAssociatedData(_ tag: UInt8, into bytes: inout [UInt8]) {
+    /// The metadata's or secret's associated data: the second binding, or the first for a legacy row.
+    func sealAssociatedData(_ tag: UInt8, legacy: Bool, into bytes: inout [UInt8]) {
+        guard !legacy else {
+            return RowBinding.sealAssociatedData(
+                tag, uuid: uuid, itemClass: itemClass, synchronizable: synchronizable, groupHash: row.unsafeBlob(5),
+                primaryKeyHash: row.unsafeBlob(6), protectionClass: protectionClass, into: &bytes)
+        }
+        func hash(_ column: Int32) -> UnsafeRawBufferPointer? { row.isNull(column) ? nil : row.unsafeBlob(column) }
         RowBinding.sealAssociatedData(
-            tag, uuid: uuid, itemClass: itemClass, synchronizable: synchronizable, groupHash: row.unsafeBlob(5),
-            primaryKeyHash: row.unsafeBlob(6), protectionClass: protectionClass, into: &bytes)
+            tag,
+            RowBinding.Columns(
+                uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, synchronizable: synchronizable,
+                isTombstone: isTombstone, sequence: sequence, modificationTime: row.real(12)),
+            groupHash: row.unsafeBlob(5), primaryKeyHash: row.unsafeBlob(6), service: hash(13), account: hash(14),
+            server: hash(15), into: &bytes)
     }
 }

@@ -21,6 +21,7 @@ extension Command {
         .protectFile,
         .unprotectFile,
         .fileProtection,
+        .verifyKeychain,
         .error,
     ]
 

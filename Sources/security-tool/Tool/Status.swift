@@ -16,4 +16,6 @@ enum Status {
     static let ioError: Int32 = -36
     /// `errSecParam`: exit status 206.
     static let param: Int32 = -50
+    /// `errSecDecode`: exit status 93.
+    static let decode: Int32 = -26275
 }

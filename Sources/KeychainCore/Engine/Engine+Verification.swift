@@ -1,0 +1,148 @@
+import Foundation
+
+extension Engine {
+    /// Checks the whole keychain: SQLite's page and index structure, the sealed change counter against the
+    /// high-water mark and the change log, every change record's hash, and every row — its clear columns and
+    /// sealed contents authenticate, its blind-index hashes are those of its attributes, and it is its item's
+    /// latest version; and every item the log says exists has its row.
+    ///
+    /// Rows of a class the lock withholds are counted in ``VerificationReport/lockedItemCount``, not opened. Works
+    /// on a keychain whose items the engine refuses to serve (a rollback or damaged WAL), to say what is wrong.
+    /// Reads only.
+    public func verify() throws(EngineError) -> VerificationReport {
+        try state.withLock { (state) throws(EngineError) -> VerificationReport in
+            try state.database.readTransaction { () throws(EngineError) -> VerificationReport in
+                var report = VerificationReport()
+                if let refusal = state.refusal { report.problems.append(refusal.message) }
+                try Self.checkStructure(state, into: &report)
+                let latest = try Self.checkChangeLog(state, into: &report)
+                try Self.checkRows(state, latest: latest, into: &report)
+                return report
+            }
+        }
+    }
+
+    private static func checkStructure(_ state: EngineState, into report: inout VerificationReport) throws(EngineError)
+    {
+        var verdicts: [String] = []
+        try state.database.query("PRAGMA integrity_check") { row in
+            verdicts.append(row.text(0))
+            return true
+        }
+        if verdicts != ["ok"] {
+            report.problems += verdicts.map { "SQLite's integrity check: \($0)" }
+        }
+    }
+
+    /// Checks the counter and the log; returns each item's latest change (by UUID bytes).
+    private static func checkChangeLog(
+        _ state: EngineState, into report: inout VerificationReport
+    ) throws(EngineError) -> [Data: (sequence: Int64, kind: ChangeKind?)] {
+        let log = state.store.changeLog
+        var counter: IntegrityCounter?
+        do throws(EngineError) {
+            counter = try log.counter()
+            if let mark = try log.acknowledgedSequence(), let counter, mark > counter.sequence, state.refusal == nil {
+                report.problems.append(
+                    "the change counter (\(counter.sequence)) is below the high-water mark (\(mark))")
+            }
+        } catch {
+            report.problems.append(error.message)
+        }
+        var latest: [Data: (sequence: Int64, kind: ChangeKind?)] = [:]
+        var badRecords = 0
+        try state.database.query("SELECT seq, kind, uuid, class, pdmn, sync, agrp, mdat, mac FROM changes") {
+            (row: Row) throws(EngineError) -> Bool in
+            report.changeCount += 1
+            let kind = ChangeKind(rawValue: row.integer(1))
+            let uuid = row.blob(2) ?? Data()
+            let record = ChangeRecord(
+                sequence: row.integer(0), kind: kind ?? .added, uuid: uuid, itemClass: row.text(3),
+                protectionClass: row.text(4), synchronizable: row.integer(5) != 0, groupHash: row.blob(6) ?? Data(),
+                modificationTime: row.real(7))
+            let authentic = try log.authenticates(record, mac: row.blob(8))
+            if kind == nil || !authentic { badRecords += 1 }
+            if let counter, record.sequence > counter.sequence { badRecords += 1 }
+            if (latest[uuid]?.sequence ?? .min) < record.sequence { latest[uuid] = (record.sequence, kind) }
+            return true
+        }
+        if badRecords > 0 {
+            report.problems.append("\(badRecords) change records fail authentication or lie beyond the counter")
+        }
+        if let counter, Int64(report.changeCount) + counter.compacted != counter.sequence {
+            report.problems.append(
+                "the change log has \(report.changeCount) records where the counter expects "
+                    + "\(counter.sequence - counter.compacted)")
+        }
+        return latest
+    }
+
+    private static func checkRows(
+        _ state: EngineState, latest: [Data: (sequence: Int64, kind: ChangeKind?)],
+        into report: inout VerificationReport
+    ) throws(EngineError) {
+        var seen: Set<Data> = []
+        try state.store.allRows { (rowID, uuid, parsed) throws(EngineError) in
+            report.itemCount += 1
+            if let uuid { seen.insert(uuid) }
+            let row: StoredRow
+            switch parsed {
+            case .failure(let error):
+                report.damagedItems.append(.init(persistentReference: nil, rowID: rowID, problem: error.message))
+                return
+            case .success(let value): row = value
+            }
+            let reference = row.persistentReference
+            func damaged(_ problem: String) {
+                report.damagedItems.append(.init(persistentReference: reference, rowID: rowID, problem: problem))
+            }
+            if let change = latest[PersistentReference.bytes(of: row.uuid)], change.kind == .removed,
+                !row.isTombstone
+            {
+                return damaged("the item was removed (change \(change.sequence)) but its row is back")
+            }
+            guard (try? state.keybag.key(for: row.protectionClass)) != nil else {
+                report.lockedItemCount += 1
+                return
+            }
+            do throws(EngineError) {
+                let (attributes, _) = try state.sealer.open(
+                    row, keybag: state.keybag, attributes: true, data: !row.isTombstone)
+                if let attributes { try Self.checkHashes(row, attributes, state) }
+            } catch {
+                damaged(error.message)
+            }
+        }
+        for (uuid, change) in latest where change.kind != .removed && !seen.contains(uuid) {
+            let reference = try? state.database.first(
+                "SELECT class FROM changes WHERE seq = ?", [.integer(change.sequence)]
+            ) {
+                ItemClass(rawValue: $0.text(0))
+            }
+            report.damagedItems.append(
+                .init(
+                    persistentReference: (reference ?? nil).flatMap { itemClass in
+                        uuid.withUnsafeBytes { UUID(bytes: $0) }.map {
+                            PersistentReference(itemClass: itemClass, uuid: $0)
+                        }
+                    },
+                    rowID: nil, problem: "the item's row is missing (its latest change, \(change.sequence), kept it)"))
+        }
+    }
+
+    /// A row's blind-index hashes are those of its attributes.
+    private static func checkHashes(
+        _ row: StoredRow, _ attributes: ItemAttributes, _ state: EngineState
+    ) throws(EngineError) {
+        let index = state.keybag.blindIndex
+        let group = attributes.string(.accessGroup) ?? ""
+        let primaryKey = try index.primaryKey(
+            itemClass: row.itemClass, accessGroup: group, synchronizable: row.synchronizable, attributes: attributes)
+        guard primaryKey.withUnsafeBytes({ $0.elementsEqual(row.primaryKeyHash) }) else {
+            throw .decode("its primary-key hash is not that of its attributes")
+        }
+        guard try index.group(group).withUnsafeBytes({ $0.elementsEqual(row.groupHash) }) else {
+            throw .decode("its access-group hash is not that of its group")
+        }
+    }
+}

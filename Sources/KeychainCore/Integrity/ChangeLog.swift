@@ -1,0 +1,199 @@
+import Foundation
+
+/// What a change did to an item.
+enum ChangeKind: Int64 {
+    case added = 1
+    case updated = 2
+    case removed = 3
+}
+
+/// One change record: the item's identity and the clear columns a locked keychain may reveal (DESIGN §9).
+struct ChangeRecord {
+    var sequence: Int64
+    var kind: ChangeKind
+    var uuid: Data
+    var itemClass: String
+    var protectionClass: String
+    var synchronizable: Bool
+    var groupHash: Data
+    var modificationTime: Double
+
+    /// The record's keyed hash: an edited record fails it.
+    func mac(key: SecretKey) throws(EngineError) -> Data {
+        var input: [UInt8] = Array("change1".utf8)
+        input.appendLittleEndian(sequence)
+        input.appendLittleEndian(kind.rawValue)
+        input.appendLengthPrefixed(uuid)
+        input.appendLengthPrefixedUTF8(itemClass)
+        input.appendLengthPrefixedUTF8(protectionClass)
+        input.append(synchronizable ? 1 : 0)
+        input.appendLengthPrefixed(groupHash)
+        input.appendLittleEndian(modificationTime.bitPattern)
+        return try KeyedHash.hash(input, key: key, outputByteCount: 16)
+    }
+}
+
+/// The change log and its counter: every item write takes the next sequence number (strictly increasing, never
+/// reused: the counter lives in the database and advances in the write's transaction) and leaves a record, and
+/// each row binds its sequence into its associated data.
+///
+/// That makes staleness detectable: a row whose sequence is not the latest record of its item is an older copy put
+/// back; a database whose counter is below the ``HighWaterMark`` was rolled back or lost WAL frames; a record
+/// removed from the log breaks the count the counter seals. Not thread-safe: the engine serialises access.
+final class ChangeLog: WriteTransactionObserver {
+    private let database: Database
+    private let key: SecretKey
+    private let highWaterMark: HighWaterMark?
+    /// The counter as the current write transaction advanced it; written just before `COMMIT`.
+    private var pending: IntegrityCounter?
+    /// Rows with a sequence at or below this were sealed before rows bound their sequence.
+    let legacyCeiling: Int64
+
+    /// Opens the log of `database`, whose counter is authenticated with `key`.
+    init(database: Database, key: SecretKey, highWaterMark: HighWaterMark?) throws(EngineError) {
+        self.database = database
+        self.key = key
+        self.highWaterMark = highWaterMark
+        self.legacyCeiling = try IntegrityCounter.load(from: database, key: key).legacyCeiling
+        database.writeObserver = self
+    }
+
+    /// The key that authenticates the counter, the log and the high-water mark, derived from the device key.
+    static func integrityKey(deviceKey: SecretKey) throws(EngineError) -> SecretKey {
+        try KeyedHash.deriveKey(from: deviceKey, context: "swift-keychain integrity v1")
+    }
+
+    // MARK: Writing
+
+    /// The next sequence number. Only inside a write transaction.
+    func nextSequence() throws(EngineError) -> Int64 {
+        guard database.isInTransaction else { throw .internalError("a change was made outside a write transaction") }
+        var counter: IntegrityCounter
+        if let pending { counter = pending } else { counter = try IntegrityCounter.load(from: database, key: key) }
+        counter.sequence += 1
+        pending = counter
+        return counter.sequence
+    }
+
+    /// Records a change (its sequence from ``nextSequence()``).
+    func record(_ change: ChangeRecord) throws(EngineError) {
+        try database.run(
+            "INSERT INTO changes (seq, uuid, kind, class, pdmn, sync, agrp, mdat, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .integer(change.sequence), .blob(change.uuid), .integer(change.kind.rawValue),
+                .text(change.itemClass), .text(change.protectionClass), .integer(change.synchronizable ? 1 : 0),
+                .blob(change.groupHash), .real(change.modificationTime), .blob(try change.mac(key: key)),
+            ])
+    }
+
+    /// Records the removal of the row `rowID` from its clear columns (nothing needs unlocking), then deletes it.
+    func remove(rowID: Int64, at time: Date) throws(EngineError) {
+        let sequence = try nextSequence()
+        let change = try database.first(
+            "SELECT uuid, class, pdmn, sync, agrp FROM items WHERE rowid = ?", [.integer(rowID)]
+        ) { row in
+            ChangeRecord(
+                sequence: sequence, kind: .removed, uuid: row.blob(0) ?? Data(), itemClass: row.text(1),
+                protectionClass: row.text(2), synchronizable: row.integer(3) != 0, groupHash: row.blob(4) ?? Data(),
+                modificationTime: time.timeIntervalSince1970)
+        }
+        guard let change else { throw .internalError("the row to remove is gone") }
+        try record(change)
+        try database.run("DELETE FROM items WHERE rowid = ?", [.integer(rowID)])
+    }
+
+    /// Removes every row of a protection class (every row when `nil`), recording each removal. For passcode
+    /// removal (`akpu`) and the erase after too many wrong passcodes.
+    func removeAll(of protectionClass: ProtectionClass?, at time: Date) throws(EngineError) {
+        var rowIDs: [Int64] = []
+        if let protectionClass {
+            try database.query("SELECT rowid FROM items WHERE pdmn = ?", [.text(protectionClass.rawValue)]) { row in
+                rowIDs.append(row.integer(0))
+                return true
+            }
+        } else {
+            try database.query("SELECT rowid FROM items") { row in
+                rowIDs.append(row.integer(0))
+                return true
+            }
+        }
+        for rowID in rowIDs { try remove(rowID: rowID, at: time) }
+    }
+
+    func transactionWillCommit() throws(EngineError) {
+        try pending?.save(to: database, key: key)
+    }
+
+    func transactionDidEnd(committed: Bool) {
+        if committed, let pending { highWaterMark?.raise(to: pending.sequence) }
+        pending = nil
+    }
+
+    // MARK: Checking
+
+    /// Checks, before anything is served, that the database is not older than what it acknowledged: the counter
+    /// authenticates, it is not below the high-water mark, and no change record is missing.
+    func checkCurrent() throws(EngineError) {
+        let counter = try IntegrityCounter.load(from: database, key: key)
+        if let mark = try highWaterMark?.read(), mark > counter.sequence {
+            throw EngineError(
+                .decode,
+                "the keychain database is older than its last acknowledged change (\(counter.sequence) < \(mark)): its "
+                    + "WAL was damaged or the database was rolled back, so newer items would be missing or stale; "
+                    + "`security verify-keychain` lists what is wrong, and removing \(highWaterMark?.path ?? "") accepts "
+                    + "the database as it is now")
+        }
+        let records = try database.first("SELECT count(*) FROM changes") { $0.integer(0) } ?? 0
+        guard records + counter.compacted == counter.sequence else {
+            throw EngineError(
+                .decode,
+                "the keychain's change log has \(records) records where its counter expects "
+                    + "\(counter.sequence - counter.compacted): records were removed or the database was damaged")
+        }
+    }
+
+    /// The counter, authenticated.
+    func counter() throws(EngineError) -> IntegrityCounter {
+        try IntegrityCounter.load(from: database, key: key)
+    }
+
+    /// The high-water mark's recorded sequence, if any.
+    func acknowledgedSequence() throws(EngineError) -> Int64? {
+        try highWaterMark?.read()
+    }
+
+    /// Whether a stored record's hash is right.
+    func authenticates(_ change: ChangeRecord, mac: Data?) throws(EngineError) -> Bool {
+        guard let mac else { return false }
+        return KeyedHash.equal(mac, try change.mac(key: key))
+    }
+
+    // MARK: Migration
+
+    /// Seals what the schema migration made in SQL (the counter and one record per existing row) inside the
+    /// migration's transaction, so there is never an unsealed counter to trust.
+    static func sealMigrated(_ database: Database, key: SecretKey) throws(EngineError) {
+        var records: [(ChangeRecord, Int64)] = []
+        try database.query("SELECT seq, kind, uuid, class, pdmn, sync, agrp, mdat FROM changes WHERE mac IS NULL") {
+            row in
+            records.append(
+                (
+                    ChangeRecord(
+                        sequence: row.integer(0), kind: ChangeKind(rawValue: row.integer(1)) ?? .added,
+                        uuid: row.blob(2) ?? Data(), itemClass: row.text(3), protectionClass: row.text(4),
+                        synchronizable: row.integer(5) != 0, groupHash: row.blob(6) ?? Data(),
+                        modificationTime: row.real(7)), row.integer(0)
+                ))
+            return true
+        }
+        for (record, sequence) in records {
+            try database.run(
+                "UPDATE changes SET mac = ? WHERE seq = ?", [.blob(try record.mac(key: key)), .integer(sequence)])
+        }
+        let counter = try database.first("SELECT seq, compacted, legacy_ceiling FROM integrity WHERE id = 1") {
+            IntegrityCounter(sequence: $0.integer(0), compacted: $0.integer(1), legacyCeiling: $0.integer(2))
+        }
+        guard let counter else { throw .internalError("the migration made no change counter") }
+        try counter.save(to: database, key: key)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The highest change sequence this keychain has acknowledged, kept in a file beside the database
+/// (`keychain.hwm`) so that a rollback of the database — an older copy put back, or a damaged WAL whose later
+/// frames SQLite then ignores — cannot roll it back too.
+///
+/// The file holds a magic, the sequence and a keyed hash of it (32 bytes). It is raised after each commit is
+/// durable, never before, so a crash can only leave it lower than the database (which proves nothing), never
+/// higher. It is not synced to disk on every commit: a power cut may lose its latest raises, which weakens the
+/// check but never makes a sound keychain look rolled back. Someone who can write the keychain directory can
+/// also delete or replace this file; only a monotonic counter outside the file system (a TPM's) would stop that.
+final class HighWaterMark {
+    /// The file's path.
+    let path: String
+    private let descriptor: Int32
+    private let writable: Bool
+    private let key: SecretKey
+
+    private static let magic: [UInt8] = Array("KCHW".utf8) + [1, 0, 0, 0]
+    private static let byteCount = 32
+
+    /// Opens (creating when missing, 0600) the file at `path`; read-only when the directory cannot be written.
+    init(path: String, key: SecretKey) throws(EngineError) {
+        self.path = path
+        self.key = key
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        var writable = true
+        if descriptor < 0 {
+            writable = false
+            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        }
+        guard descriptor >= 0 || errno == ENOENT else {
+            throw EngineError(
+                .ioError, "cannot open the high-water mark file \(path): \(String(cString: strerror(errno)))")
+        }
+        self.descriptor = descriptor
+        self.writable = writable
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The recorded sequence, or `nil` when the file is missing or empty (a keychain from before the file existed).
+    func read() throws(EngineError) -> Int64? {
+        guard descriptor >= 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Self.byteCount)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, Self.byteCount, 0) }
+        if count == 0 { return nil }
+        guard count == Self.byteCount, Array(bytes[0..<8]) == Self.magic else {
+            throw damaged()
+        }
+        let sequence = bytes[8..<16].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        guard KeyedHash.equal(Data(bytes[16..<32]), try Self.mac(sequence, key: key)) else { throw damaged() }
+        return sequence
+    }
+
+    /// Raises the recorded sequence to `sequence` unless it is already as high (another process may have raised
+    /// it further). Failures are ignored: the commit is already durable, and a lower mark only weakens the check.
+    func raise(to sequence: Int64) {
+        guard writable, descriptor >= 0 else { return }
+        guard flock(descriptor, LOCK_EX) == 0 else { return }
+        defer { flock(descriptor, LOCK_UN) }
+        if let current = try? read(), current >= sequence { return }
+        guard var bytes = try? Self.encode(sequence, key: key) else { return }
+        _ = bytes.withUnsafeMutableBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    private static func encode(_ sequence: Int64, key: SecretKey) throws(EngineError) -> [UInt8] {
+        var bytes = magic
+        bytes.appendLittleEndian(sequence)
+        bytes.append(contentsOf: try mac(sequence, key: key))
+        return bytes
+    }
+
+    private static func mac(_ sequence: Int64, key: SecretKey) throws(EngineError) -> Data {
+        var input: [UInt8] = Array("hwm1".utf8)
+        input.appendLittleEndian(sequence)
+        return try KeyedHash.hash(input, key: key, outputByteCount: 16)
+    }
+
+    private func damaged() -> EngineError {
+        EngineError(
+            .decode,
+            "the keychain's high-water mark file \(path) is damaged; remove it to accept the database as it is now")
+    }
+}
