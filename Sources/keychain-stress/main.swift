@@ -5,6 +5,8 @@
 //                                               prints the final state of its own items
 //   keychain-stress writer DIR COUNT            adds items one durable transaction each and prints the index of
 //                                               each acknowledged add (unbuffered), until killed
+//   keychain-stress acknowledged DIR SEED       mixed writes until killed, each announced and acknowledged
+//                                               (AcknowledgedWriter.swift)
 //   keychain-stress stream-file DIR BYTES       streams a protected file of BYTES through every streaming path and
 //                                               prints its peak resident set (StreamFile.swift)
 import Foundation
@@ -122,6 +124,9 @@ do {
     case "writer":
         guard let count = Int(arguments[3]) else { fail("writer needs COUNT as a number") }
         runWriter(engine: try Engine(storage: .directory(directory)), count: count)
+    case "acknowledged":
+        guard let seed = UInt64(arguments[3]) else { fail("acknowledged needs SEED as a number") }
+        runAcknowledgedWriter(engine: try Engine(storage: .directory(directory)), seed: seed)
     case "stream-file":
         guard let size = Int(arguments[3]) else { fail("stream-file needs BYTES as a number") }
         try runStreamFile(directory: directory, size: size)

@@ -101,8 +101,14 @@ extension Engine {
             {
                 return damaged("the item was removed (change \(change.sequence)) but its row is back")
             }
-            guard (try? state.keybag.key(for: row.protectionClass)) != nil else {
-                report.lockedItemCount += 1
+            do throws(EngineError) {
+                _ = try state.keybag.key(for: row.protectionClass)
+            } catch {
+                if error.code == .interactionNotAllowed {
+                    report.lockedItemCount += 1
+                } else {
+                    damaged(error.message)
+                }
                 return
             }
             do throws(EngineError) {
