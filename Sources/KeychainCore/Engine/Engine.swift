@@ -62,11 +62,11 @@ public final class Engine: KeychainBackend {
     /// The passcode is stretched (Argon2id, about half a second at the standard cost) outside the engine's lock:
     /// other threads keep working meanwhile.
     public func unlock(passcode: String) throws(EngineError) {
-        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             guard let stored else { return true }
             let stretched = try StretchedPasscode(passcode, parameters: stored)
             return try state.withLock { (state) throws(EngineError) -> Bool in
-                try state.keybag.unlock(with: stretched, in: state.database, now: now)
+                try state.keybag.unlock(with: stretched, in: state.database, now: options.now())
             }
         }
     }
@@ -79,7 +79,7 @@ public final class Engine: KeychainBackend {
     /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
     public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
         let cost = options.passcodeCost
-        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey: StretchedPasscode?
             switch (stored, current) {
             case (nil, _): currentKey = nil
@@ -88,35 +88,37 @@ public final class Engine: KeychainBackend {
             }
             let newKey = try StretchedPasscode(newPasscode: passcode, cost: cost)
             return try state.withLock { (state) throws(EngineError) -> Bool in
-                try state.keybag.setPasscode(newKey, current: currentKey, in: state.database, now: now)
+                try state.keybag.setPasscode(newKey, current: currentKey, in: state.database, now: options.now())
             }
         }
     }
 
     /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted.
     public func removePasscode(current: String) throws(EngineError) {
-        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey = try stored.map { (stored) throws(EngineError) in
                 try StretchedPasscode(current, parameters: stored)
             }
             return try state.withLock { (state) throws(EngineError) -> Bool in
-                try state.keybag.removePasscode(current: currentKey, in: state.database, now: now)
+                try state.keybag.removePasscode(current: currentKey, in: state.database, now: options.now())
             }
         }
     }
 
     /// Runs a passcode operation in three steps: read the stored salt and cost under the lock, stretch outside
     /// it, apply under it again. `body` returns `false` when the passcode changed in between (another thread or
-    /// process); the operation then starts over, a few times at most.
+    /// process); the operation then starts over, a few times at most. `body` reads the clock again when it
+    /// applies: an attempt is judged by when it ends, so a wrong attempt that started later but ended first
+    /// cannot make this one look early.
     private func withStretchedPasscode(
-        _ body: (KeybagRecord.Passcode?, Date) throws(EngineError) -> Bool
+        _ body: (KeybagRecord.Passcode?) throws(EngineError) -> Bool
     ) throws(EngineError) {
         for _ in 0..<3 {
             let now = options.now()
             let stored = try state.withLock { (state) throws(EngineError) -> KeybagRecord.Passcode? in
                 try state.keybag.passcodeParameters(in: state.database, now: now)
             }
-            if try body(stored, now) { return }
+            if try body(stored) { return }
         }
         throw EngineError(.authFailed, "the passcode kept changing while it was being checked; try again")
     }

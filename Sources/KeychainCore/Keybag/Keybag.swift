@@ -268,8 +268,10 @@ final class Keybag {
                 try adopt(fresh)
                 return EngineError(.authFailed, "wrong passcode: the keychain was erased after \(failures) failures")
             }
+            // A wait starts only once the count reaches its threshold: a failure below it sets no time at all, so
+            // an attempt that started before this one and ends after it is not refused as early.
             let wait = PasscodePolicy.wait(afterFailures: stored.failedAttempts)
-            stored.retryAfter = now.addingTimeInterval(wait)
+            stored.retryAfter = wait > 0 ? now.addingTimeInterval(wait) : .distantPast
             try stored.saveAttempts(to: database)
             record = stored
             let suffix = wait > 0 ? "; the next attempt is allowed in \(Int(wait)) s" : ""
