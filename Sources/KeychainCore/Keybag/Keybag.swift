@@ -29,13 +29,16 @@ final class Keybag {
         self.hasBeenUnlocked = record.passcode == nil
     }
 
-    /// Opens the keybag stored in `database`, creating a fresh one (no passcode) when the keychain is new.
+    /// Opens the keybag stored in `database`, creating a fresh one (no passcode) only when the keychain is new: no
+    /// keybag, no class keys and no items. A keychain that has items or class keys but no readable keybag is
+    /// damaged: that is ``EngineError/Code/invalidKeychain`` and nothing is written, so the wrapped class keys that
+    /// are left stay for a repair or a restore.
     static func open(database: Database, deviceKey: SecretKey, cost: PasscodeCost) throws(EngineError) -> Keybag {
         // A read first: only a new keychain needs the write lock.
-        var record = try database.readTransaction { () throws(EngineError) in try KeybagRecord.load(from: database) }
+        var record = try readStoredKeybag(database)
         if record == nil {
             record = try database.writeTransaction { () throws(EngineError) -> KeybagRecord in
-                if let record = try KeybagRecord.load(from: database) { return record }
+                if let record = try readStoredKeybag(database) { return record }
                 let record = try fresh(deviceKey: deviceKey)
                 try record.save(to: database)
                 return record
@@ -45,7 +48,35 @@ final class Keybag {
         do throws(EngineError) {
             return try Keybag(deviceKey: deviceKey, cost: cost, record: record)
         } catch  where error.code == .decode {
-            throw EngineError(.invalidKeychain, "the device key does not open this keychain's keybag")
+            throw EngineError(
+                .invalidKeychain,
+                "the keybag does not open with the device key: the keybag or device.key is damaged, or device.key "
+                    + "belongs to another keychain; nothing was changed")
+        }
+    }
+
+    /// The stored keybag, `nil` only when the keychain is new; throws when the keybag is missing from a keychain
+    /// that has class keys or items, or when SQLite cannot read its pages.
+    private static func readStoredKeybag(_ database: Database) throws(EngineError) -> KeybagRecord? {
+        do throws(EngineError) {
+            return try database.readTransaction { () throws(EngineError) -> KeybagRecord? in
+                if let record = try KeybagRecord.load(from: database) { return record }
+                let used = try database.first(
+                    "SELECT EXISTS (SELECT 1 FROM class_keys) OR EXISTS (SELECT 1 FROM items)"
+                ) { $0.integer(0) != 0 }
+                guard used != true else {
+                    throw EngineError(
+                        .invalidKeychain,
+                        "the keychain has class keys or items but no readable keybag: keychain.db is damaged; "
+                            + "nothing was changed (restore it from a backup)")
+                }
+                return nil
+            }
+        } catch  where error.code == .invalidKeychain && error.message.hasPrefix("SQLite") {
+            throw EngineError(
+                .invalidKeychain,
+                "the keychain's keybag cannot be read, keychain.db is damaged; nothing was changed (restore it from a "
+                    + "backup): \(error.message)")
         }
     }
 
@@ -175,6 +206,7 @@ final class Keybag {
         try database.writeTransaction { () throws(EngineError) in
             try database.run(
                 "DELETE FROM items WHERE pdmn = ?", [.text(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)])
+            try KeybagRecord.deleteKey(.akpu, from: database)
             try record.save(to: database)
         }
         self.record = record
@@ -263,6 +295,7 @@ final class Keybag {
             if stored.eraseAfter > 0 && stored.failedAttempts >= stored.eraseAfter {
                 let failures = stored.failedAttempts
                 try database.run("DELETE FROM items")
+                try KeybagRecord.deleteAllKeys(from: database)
                 let fresh = try Self.fresh(deviceKey: deviceKey)
                 try fresh.save(to: database)
                 try adopt(fresh)

@@ -88,7 +88,9 @@ struct KeybagRecord {
         return record
     }
 
-    /// Writes the whole keybag, replacing what was stored (inside the caller's transaction).
+    /// Writes the keybag row and every wrapped key it holds (inside the caller's transaction). Keys it does not hold
+    /// are left as stored: only ``deleteKey(_:from:)`` (passcode removal, for `akpu`) and ``deleteAllKeys(from:)``
+    /// (an erase) delete wrapped class keys.
     func save(to database: Database) throws(EngineError) {
         try database.run(
             """
@@ -103,15 +105,25 @@ struct KeybagRecord {
                 passcode.map { .integer(Int64($0.cost.memoryBytes)) } ?? .null,
                 .integer(Int64(failedAttempts)), .real(retryAfter.timeIntervalSince1970), .integer(Int64(eraseAfter)),
             ])
-        try database.run("DELETE FROM class_keys")
-        for (name, wrapped) in wrappedKeys {
+        for name in KeyName.allCases {
+            guard let wrapped = wrappedKeys[name] else { continue }
             try database.run(
-                "INSERT INTO class_keys (name, wrapped, public_key) VALUES (?, ?, ?)",
+                "INSERT OR REPLACE INTO class_keys (name, wrapped, public_key) VALUES (?, ?, ?)",
                 [
                     .text(name.rawValue), .blob(wrapped),
                     name == .classB ? classBPublicKey.map { .blob($0) } ?? .null : .null,
                 ])
         }
+    }
+
+    /// Deletes one wrapped key: only passcode removal does it, for `akpu`.
+    static func deleteKey(_ name: KeyName, from database: Database) throws(EngineError) {
+        try database.run("DELETE FROM class_keys WHERE name = ?", [.text(name.rawValue)])
+    }
+
+    /// Deletes every wrapped key: only an erase does it.
+    static func deleteAllKeys(from database: Database) throws(EngineError) {
+        try database.run("DELETE FROM class_keys")
     }
 
     /// Writes only the failure counter and wait.
