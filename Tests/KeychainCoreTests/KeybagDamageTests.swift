@@ -122,3 +122,34 @@ struct KeybagDamageTests {
         #expect(try names() == everything)
     }
 }
+
+@Suite("Reliability: damage is not a lock state")
+struct MissingClassKeyTests {
+    private func deleteClassKey(_ name: String, in keychain: TestKeychain) throws {
+        let database = try Database(path: KeychainDirectory(url: keychain.directory.keychain).databasePath)
+        #expect(try database.run("DELETE FROM class_keys WHERE name = ?", [.text(name)]) == 1)
+    }
+
+    @Test("Reliability 9: a missing class key on a keychain without a passcode is errSecDecode, not locked")
+    func missingKeyWithoutPasscode() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.addPassword("c", "one", [.accessible: .string("ck")])
+        try keychain.engine.addPassword("d", "two", [.accessible: .string("dk")])
+        try deleteClassKey("ck", in: keychain)
+        let reopened = try keychain.reopen()
+        #expect(status { _ = try reopened.password("c") } == .decode)
+        #expect(try reopened.password("d") == "two")
+    }
+
+    @Test("Reliability 9: a class key missing after an unlock is errSecDecode; before it, locked")
+    func missingKeyWithPasscode() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.setPasscode("1234", current: nil)
+        try keychain.engine.addPassword("c", "one", [.accessible: .string("cku")])
+        try deleteClassKey("cku", in: keychain)
+        let reopened = try keychain.reopen()
+        #expect(status { _ = try reopened.password("c") } == .interactionNotAllowed)
+        try reopened.unlock(passcode: "1234")
+        #expect(status { _ = try reopened.password("c") } == .decode)
+    }
+}

@@ -121,15 +121,22 @@ final class Keybag {
     }
 
     /// A key that is loaded, or can be loaded without a passcode (the device-key classes always, the others when
-    /// no passcode is set); `nil` when the lock withholds it.
+    /// no passcode is set); `nil` when the lock withholds it. A key the lock does not withhold but the keybag lacks
+    /// or cannot open is damage, ``EngineError/Code/decode``: never reported as "locked".
     private func availableKey(_ name: KeybagRecord.KeyName) throws(EngineError) -> SecretKey? {
         if let key = loaded[name] { return key }
+        if isWithheld(name) { return nil }
+        guard record.wrappedKeys[name] != nil else {
+            throw EngineError(
+                .decode, "the keybag has no \(name.rawValue) key although the keychain is not locked: it is damaged")
+        }
         let wrappingKey: SecretKey
         if name.isWrappedByDeviceKey {
             wrappingKey = deviceKey
-        } else if !hasPasscode, record.wrappedKeys[name] != nil {
+        } else if !hasPasscode {
             wrappingKey = try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil)
         } else {
+            // Unlocked by the device key alone before another process set a passcode: the passcode is needed now.
             return nil
         }
         do throws(EngineError) {
@@ -137,7 +144,17 @@ final class Keybag {
             loaded[name] = key
             return key
         } catch {
-            throw EngineError(.invalidKeychain, "the keybag's \(name.rawValue) key is damaged: \(error.message)")
+            throw EngineError(.decode, "the keybag's \(name.rawValue) key is damaged: \(error.message)")
+        }
+    }
+
+    /// Whether the lock state withholds a key: with a passcode, the KEK-wrapped keys before the first unlock, and
+    /// `ak`, `aku`, `akpu` and class B's private key whenever locked.
+    private func isWithheld(_ name: KeybagRecord.KeyName) -> Bool {
+        guard hasPasscode, !name.isWrappedByDeviceKey else { return false }
+        switch name {
+        case .ck, .cku: return !hasBeenUnlocked
+        default: return !isUnlocked
         }
     }
 
