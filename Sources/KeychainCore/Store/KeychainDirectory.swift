@@ -16,24 +16,12 @@ struct KeychainDirectory {
     /// The device key file.
     var deviceKeyPath: String { url.appendingPathComponent("device.key").path }
 
-    /// Creates the directory (0700) when missing, and the database file (0600) so SQLite and its WAL inherit
-    /// that mode.
+    /// Creates the directory and its missing parents (0700) when missing, refuses it when others own or could
+    /// tamper with it or its files (KeychainDirectory+Permissions.swift), and creates the database file (0600) so
+    /// SQLite and its WAL inherit that mode.
     func prepare() throws(EngineError) {
-        let path = url.path
-        var status = stat()
-        if lstat(path, &status) != 0 {
-            let parent = url.deletingLastPathComponent()
-            do {
-                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-            } catch {
-                throw EngineError(.ioError, "cannot create the directory \(parent.path): \(error.localizedDescription)")
-            }
-            guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-                throw EngineError(.ioError, "cannot create the keychain directory \(path): \(Self.systemError())")
-            }
-        } else if status.st_mode & S_IFMT != S_IFDIR {
-            throw EngineError(.invalidKeychain, "the keychain path \(path) exists and is not a directory")
-        }
+        try createDirectories()
+        try checkPermissions()
         let descriptor = open(databasePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw EngineError(.ioError, "cannot create the keychain database \(databasePath): \(Self.systemError())")
