@@ -126,6 +126,7 @@ final class Keybag {
     private func availableKey(_ name: KeybagRecord.KeyName) throws(EngineError) -> SecretKey? {
         if let key = loaded[name] { return key }
         if isWithheld(name) { return nil }
+        defer { Sodium.wipeStack() }  // once per key: the wrapping key lives only in guarded memory
         guard record.wrappedKeys[name] != nil else {
             throw EngineError(
                 .decode, "the keybag has no \(name.rawValue) key although the keychain is not locked: it is damaged")
@@ -197,6 +198,7 @@ final class Keybag {
     ) throws(EngineError) -> Bool {
         try reload(from: database)
         guard current?.matches(record.passcode) ?? (record.passcode == nil) else { return false }
+        defer { Sodium.wipeStack() }
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
         if keys[.akpu] == nil { keys[.akpu] = try SecretKey.random() }
         var record = self.record
@@ -215,6 +217,7 @@ final class Keybag {
         try reload(from: database)
         guard hasPasscode else { throw EngineError(.param, "the keychain has no passcode to remove") }
         guard let current, current.matches(record.passcode) else { return false }
+        defer { Sodium.wipeStack() }
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
         keys[.akpu] = nil
         var record = self.record
@@ -285,6 +288,7 @@ final class Keybag {
         _ passcode: StretchedPasscode, in database: Database, now: Date
     ) throws(EngineError) -> [KeybagRecord.KeyName: SecretKey] {
         try checkRetryAllowed(now: now)
+        defer { Sodium.wipeStack() }  // the KEK lives only in guarded memory, never in a stack frame left behind
         let kek = try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: passcode.key)
         let keys: [KeybagRecord.KeyName: SecretKey]
         do throws(EngineError) {
@@ -393,6 +397,7 @@ final class Keybag {
 
     /// A new keybag with random class keys and no passcode.
     private static func fresh(deviceKey: SecretKey) throws(EngineError) -> KeybagRecord {
+        defer { Sodium.wipeStack() }
         var record = KeybagRecord(
             uuid: Data(try RandomBytes.make(count: 16)), passcode: nil, failedAttempts: 0, retryAfter: .distantPast,
             eraseAfter: 0, wrappedKeys: [:], classBPublicKey: nil)
