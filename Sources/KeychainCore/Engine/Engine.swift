@@ -126,7 +126,7 @@ public final class Engine: KeychainBackend {
     /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never, the default).
     public func setEraseAfter(failures: Int) throws(EngineError) {
         try state.withLock { (state) throws(EngineError) in
-            try state.keybag.setEraseAfter(failures, in: state.database)
+            try state.keybag.setEraseAfter(failures, in: state.database, now: options.now())
         }
     }
 
