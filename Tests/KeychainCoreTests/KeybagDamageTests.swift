@@ -98,6 +98,14 @@ struct KeybagDamageTests {
         }
     }
 
+    @Test("Reliability 2: a keychain whose device key is missing is invalidKeychain and no new device key is written")
+    func missingDeviceKey() throws {
+        let (directory, clock) = try closedKeychain()
+        try FileManager.default.removeItem(at: directory.keychain.appendingPathComponent("device.key"))
+        try expectRefusedUnchanged(directory, clock, mentioning: "device key")
+        #expect(!FileManager.default.fileExists(atPath: directory.keychain.appendingPathComponent("device.key").path))
+    }
+
     @Test("Reliability 2: only passcode removal (akpu) and an erase delete wrapped class keys")
     func classKeysKept() throws {
         let keychain = try TestKeychain()

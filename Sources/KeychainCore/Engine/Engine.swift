@@ -20,10 +20,7 @@ public final class Engine: KeychainBackend {
         let database: Database
         switch storage {
         case .directory(let url):
-            let directory = KeychainDirectory(url: url)
-            try directory.prepare()
-            deviceKey = try DeviceKey.loadOrCreate(in: directory)
-            database = try Database(path: directory.databasePath)
+            (deviceKey, database) = try Self.openFiles(of: KeychainDirectory(url: url), cost: options.passcodeCost)
         case .inMemory:
             deviceKey = try SecretKey.random()
             database = try Database(path: nil)

@@ -32,7 +32,7 @@ extension KeychainDirectory {
         for path in missing.reversed() {
             guard mkdir(path, 0o700) == 0 else {
                 if errno == EEXIST { continue }  // another process made it meanwhile; checked below all the same
-                throw EngineError(.ioError, "cannot create the directory \(path): \(Self.systemError())")
+                throw EngineError(Self.systemErrorCode(), "cannot create the directory \(path): \(Self.systemError())")
             }
             // The umask may have taken bits from 0700 (a umask of 0277 leaves 0500, which we could not write).
             chmod(path, 0o700)

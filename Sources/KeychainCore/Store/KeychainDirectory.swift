@@ -16,17 +16,50 @@ struct KeychainDirectory {
     /// The device key file.
     var deviceKeyPath: String { url.appendingPathComponent("device.key").path }
 
-    /// Creates the directory and its missing parents (0700) when missing, refuses it when others own or could
-    /// tamper with it or its files (KeychainDirectory+Permissions.swift), and creates the database file (0600) so
-    /// SQLite and its WAL inherit that mode.
+    /// Creates the directory and its missing parents (0700) when missing, and refuses it when others own or could
+    /// tamper with it or its files (KeychainDirectory+Permissions.swift). The database is not created here: a new
+    /// keychain is built under temporary names and linked into place (`Engine+Open.swift`).
     func prepare() throws(EngineError) {
         try createDirectories()
         try checkPermissions()
-        let descriptor = open(databasePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    }
+
+    /// Whether the database file exists.
+    var databaseExists: Bool {
+        var status = stat()
+        return lstat(databasePath, &status) == 0
+    }
+
+    /// Whether the database holds nothing at all: an empty file, as earlier builds created before filling it, with
+    /// no WAL content either.
+    var databaseIsEmpty: Bool {
+        Self.size(of: databasePath) == 0 && (Self.size(of: databasePath + "-wal") ?? 0) == 0
+    }
+
+    /// Creates a new, empty, 0600 file at `path`, failing if anything is there.
+    func createFile(at path: String) throws(EngineError) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw EngineError(.ioError, "cannot create the keychain database \(databasePath): \(Self.systemError())")
+            throw EngineError(Self.systemErrorCode(), "cannot create \(path): \(Self.systemError())")
         }
         close(descriptor)
+    }
+
+    /// Fsyncs a file's contents.
+    func syncFile(at path: String) throws(EngineError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            throw EngineError(Self.systemErrorCode(), "cannot open \(path): \(Self.systemError())")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw EngineError(Self.systemErrorCode(), "cannot write \(path) to disk: \(Self.systemError())")
+        }
+    }
+
+    private static func size(of path: String) -> Int? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? Int(status.st_size) : nil
     }
 
     /// Fsyncs the directory so that a rename or link in it is durable.
@@ -40,5 +73,14 @@ struct KeychainDirectory {
     /// The text of `errno`.
     static func systemError() -> String {
         String(cString: strerror(errno))
+    }
+
+    /// The status of `errno` after a failed write: a full disk or quota, a read-only file system, or I/O.
+    static func systemErrorCode() -> EngineError.Code {
+        switch errno {
+        case ENOSPC, EDQUOT: .diskFull
+        case EROFS: .writePermission
+        default: .ioError
+        }
     }
 }
