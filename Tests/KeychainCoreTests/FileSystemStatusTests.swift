@@ -89,3 +89,28 @@ struct FileSystemStatusTests {
         }
     }
 }
+
+@Suite("Reliability: creating a keychain")
+struct KeychainCreationTests {
+    @Test("Reliability 9: six processes creating one keychain at once all use the same one, and leave no staging files")
+    func concurrentCreation() throws {
+        let directory = try TemporaryDirectory()
+        let started = try (0..<6).map { worker in
+            try StressProcess.start(["mixed", directory.keychain.path, "\(worker)", "20", "\(worker + 1)"])
+        }
+        for (process, output, errors) in started {
+            _ = output.fileHandleForReading.readDataToEndOfFile()
+            let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(problems)")
+        }
+        let engine = try Engine(storage: .directory(directory.keychain))
+        #expect(try engine.integrityCheck() == "ok")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: directory.keychain.path)
+        #expect(Set(entries).isSubset(of: ["keychain.db", "keychain.db-wal", "keychain.db-shm", "device.key"]))
+        // Every worker checked each status against its model, so all of them wrote into one keychain.
+        let items = try engine.copyMatching(
+            ItemQuery(itemClass: .genericPassword, limit: .all), for: Caller(applicationIdentifier: "TEAM.stress"))
+        #expect(!items.isEmpty)
+    }
+}
