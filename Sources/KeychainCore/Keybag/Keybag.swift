@@ -269,18 +269,15 @@ final class Keybag {
         guard let stored = try storedRecord(in: database) else {
             throw EngineError(.invalidKeychain, "the keychain's keybag is missing")
         }
-        if stored.uuid != record.uuid {
-            // The keychain was erased by another process: start again from its new keybag.
-            try adopt(stored)
-        } else {
-            record = stored
-        }
+        record = stored
         if try !attempts.isAuthentic(record) { try lockOutAfterTampering(in: database, now: now) }
     }
 
-    /// The stored keybag, with ``KeybagRecord/sealsAttempts`` read from its index key.
+    /// The stored keybag, with ``KeybagRecord/sealsAttempts`` read from its index key. When another process erased
+    /// the keychain, this keybag starts again from the new one first, so ``indexKey`` is always the stored one's.
     private func storedRecord(in database: Database) throws(EngineError) -> KeybagRecord? {
         guard var stored = try KeybagRecord.load(from: database) else { return nil }
+        if stored.uuid != record.uuid { try adopt(stored) }
         _ = try Self.openIndexKey(of: &stored, deviceKey: deviceKey)
         return stored
     }
