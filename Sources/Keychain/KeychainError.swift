@@ -60,6 +60,9 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible,
     public static let ioError = KeychainError(.ioError, "an I/O error occurred")
     /// `errSecDiskFull` (-34): the disk is full.
     public static let diskFull = KeychainError(.diskFull, "the disk is full")
+    /// `errSecWrPerm` (-61): the keychain is read-only (its database file or file system does not allow writing);
+    /// reading it still works.
+    public static let writePermission = KeychainError(.writePermission, "the keychain is read-only")
     /// `errSecAllocate` (-108): memory could not be allocated or locked.
     public static let allocate = KeychainError(.allocate, "memory could not be allocated")
     /// `errSecInvalidKeychain` (-25295): the keychain's files are not a valid keychain.

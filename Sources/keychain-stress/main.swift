@@ -51,6 +51,7 @@ func code(_ body: () throws -> Void) -> EngineError.Code? {
         return nil
     } catch let error as EngineError {
         if error.code == .ioError { fail("I/O error: \(error.message)") }
+        if error.code == .decode { fail("decode error: \(error.message)") }
         return error.code
     } catch {
         fail("unexpected error: \(error)")

@@ -9,6 +9,17 @@ enum Sodium {
     static func ensureInitialized() throws(EngineError) {
         guard isInitialized else { throw .internalError("libsodium could not be initialised") }
     }
+
+    /// How much of the stack ``wipeStack()`` clears: far more than the deepest primitive (Argon2id, BLAKE2b,
+    /// XChaCha20-Poly1305) and the Swift frames between it and the caller use.
+    static let stackWipeByteCount = 32 * 1024
+
+    /// Zeroes the stack below the caller's frame (`sodium_stackzero`): primitives leave copies of what they
+    /// computed there (Argon2id's output, for one), and key material must live only in guarded memory. Call it
+    /// when the calls that handled a key have returned.
+    static func wipeStack() {
+        sodium_stackzero(stackWipeByteCount)
+    }
 }
 
 /// Cryptographically secure random bytes from libsodium.

@@ -11,11 +11,18 @@ extension Engine {
     /// Reads only.
     public func verify() throws(EngineError) -> VerificationReport {
         try state.withLock { (state) throws(EngineError) -> VerificationReport in
-            try state.database.readTransaction { () throws(EngineError) -> VerificationReport in
-                var report = VerificationReport()
-                if let refusal = state.refusal { report.problems.append(refusal.message) }
+            var report = VerificationReport()
+            if let refusal = state.refusal { report.problems.append(refusal.message) }
+            // Before the snapshot: a mark read after it could be raised by a later commit of another process.
+            var mark: Int64?
+            do throws(EngineError) {
+                mark = try state.store.changeLog.acknowledgedSequence()
+            } catch {
+                report.problems.append(error.message)
+            }
+            return try state.database.readTransaction { () throws(EngineError) -> VerificationReport in
                 try Self.checkStructure(state, into: &report)
-                let latest = try Self.checkChangeLog(state, into: &report)
+                let latest = try Self.checkChangeLog(state, mark: state.refusal == nil ? mark : nil, into: &report)
                 try Self.checkRows(state, latest: latest, into: &report)
                 return report
             }
@@ -36,16 +43,14 @@ extension Engine {
 
     /// Checks the counter and the log; returns each item's latest change (by UUID bytes).
     private static func checkChangeLog(
-        _ state: EngineState, into report: inout VerificationReport
+        _ state: EngineState, mark: Int64?, into report: inout VerificationReport
     ) throws(EngineError) -> [Data: (sequence: Int64, kind: ChangeKind?)] {
         let log = state.store.changeLog
         var counter: IntegrityCounter?
         do throws(EngineError) {
-            counter = try log.counter()
-            if let mark = try log.acknowledgedSequence(), let counter, mark > counter.sequence, state.refusal == nil {
-                report.problems.append(
-                    "the change counter (\(counter.sequence)) is below the high-water mark (\(mark))")
-            }
+            let loaded = try log.counter()
+            counter = loaded
+            try ChangeLog.check(loaded, against: mark, path: log.highWaterMarkPath)
         } catch {
             report.problems.append(error.message)
         }

@@ -22,9 +22,7 @@ public final class Engine: KeychainBackend {
         switch storage {
         case .directory(let url):
             let directory = KeychainDirectory(url: url)
-            try directory.prepare()
-            deviceKey = try DeviceKey.loadOrCreate(in: directory)
-            database = try Database(path: directory.databasePath)
+            (deviceKey, database) = try Self.openFiles(of: directory, cost: options.passcodeCost)
             highWaterMarkPath = directory.highWaterMarkPath
         case .inMemory:
             deviceKey = try SecretKey.random()
@@ -34,18 +32,7 @@ public final class Engine: KeychainBackend {
         let highWaterMark = try highWaterMarkPath.map { (path) throws(EngineError) in
             try HighWaterMark(path: path, key: integrityKey)
         }
-        try Schema.migrate(database) { (version) throws(EngineError) in
-            // A database without a change log where changes were acknowledged lost them all: migrating would
-            // write over what is left of it.
-            if let mark = try highWaterMark?.read(), mark > 0 {
-                throw EngineError(
-                    .decode,
-                    "the keychain database has no change log, but \(mark) changes were acknowledged: its WAL was "
-                        + "damaged or the database was replaced; removing \(highWaterMark?.path ?? "") accepts it as it is"
-                )
-            }
-            if version < 2 { try ChangeLog.sealMigrated(database, key: integrityKey) }
-        }
+        try Self.migrate(database, integrityKey: integrityKey, highWaterMark: highWaterMark)
         let keybag = try Keybag.open(database: database, deviceKey: deviceKey, cost: options.passcodeCost)
         let changeLog = try ChangeLog(database: database, key: integrityKey, highWaterMark: highWaterMark)
         // Before any item is read or written: a rolled-back database or a damaged WAL is refused, never served.
@@ -60,6 +47,24 @@ public final class Engine: KeychainBackend {
             try changeLog.removeAll(of: protectionClass, at: time)
         }
         state = Mutex(try EngineState(database: database, keybag: keybag, changeLog: changeLog, refusal: refusal))
+    }
+
+    /// Brings the schema up to date, sealing what the change log's migration made. A database without a change log
+    /// where changes were acknowledged (`highWaterMark`) lost them all: migrating would write over what is left of
+    /// it, so that is refused and nothing is written.
+    static func migrate(
+        _ database: Database, integrityKey: SecretKey, highWaterMark: HighWaterMark?
+    ) throws(EngineError) {
+        try Schema.migrate(database) { (version) throws(EngineError) in
+            if let mark = try highWaterMark?.read(), mark > 0 {
+                throw EngineError(
+                    .decode,
+                    "the keychain database has no change log, but \(mark) changes were acknowledged: its WAL was "
+                        + "damaged or the database was replaced; removing \(highWaterMark?.path ?? "") accepts it as it is"
+                )
+            }
+            if version < 2 { try ChangeLog.sealMigrated(database, key: integrityKey) }
+        }
     }
 
     // MARK: Keybag
@@ -91,11 +96,11 @@ public final class Engine: KeychainBackend {
     /// The passcode is stretched (Argon2id, about half a second at the standard cost) outside the engine's lock:
     /// other threads keep working meanwhile.
     public func unlock(passcode: String) throws(EngineError) {
-        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             guard let stored else { return true }
             let stretched = try StretchedPasscode(passcode, parameters: stored)
             return try state.withLock { (state) throws(EngineError) -> Bool in
-                try state.keybag.unlock(with: stretched, in: state.database, now: now)
+                try state.keybag.unlock(with: stretched, in: state.database, now: options.now())
             }
         }
     }
@@ -108,7 +113,7 @@ public final class Engine: KeychainBackend {
     /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
     public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
         let cost = options.passcodeCost
-        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey: StretchedPasscode?
             switch (stored, current) {
             case (nil, _): currentKey = nil
@@ -117,35 +122,37 @@ public final class Engine: KeychainBackend {
             }
             let newKey = try StretchedPasscode(newPasscode: passcode, cost: cost)
             return try state.withLock { (state) throws(EngineError) -> Bool in
-                try state.keybag.setPasscode(newKey, current: currentKey, in: state.database, now: now)
+                try state.keybag.setPasscode(newKey, current: currentKey, in: state.database, now: options.now())
             }
         }
     }
 
     /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted.
     public func removePasscode(current: String) throws(EngineError) {
-        try withStretchedPasscode { (stored, now) throws(EngineError) -> Bool in
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey = try stored.map { (stored) throws(EngineError) in
                 try StretchedPasscode(current, parameters: stored)
             }
             return try state.withLock { (state) throws(EngineError) -> Bool in
-                try state.keybag.removePasscode(current: currentKey, in: state.database, now: now)
+                try state.keybag.removePasscode(current: currentKey, in: state.database, now: options.now())
             }
         }
     }
 
     /// Runs a passcode operation in three steps: read the stored salt and cost under the lock, stretch outside
     /// it, apply under it again. `body` returns `false` when the passcode changed in between (another thread or
-    /// process); the operation then starts over, a few times at most.
+    /// process); the operation then starts over, a few times at most. `body` reads the clock again when it
+    /// applies: an attempt is judged by when it ends, so a wrong attempt that started later but ended first
+    /// cannot make this one look early.
     private func withStretchedPasscode(
-        _ body: (KeybagRecord.Passcode?, Date) throws(EngineError) -> Bool
+        _ body: (KeybagRecord.Passcode?) throws(EngineError) -> Bool
     ) throws(EngineError) {
         for _ in 0..<3 {
             let now = options.now()
             let stored = try state.withLock { (state) throws(EngineError) -> KeybagRecord.Passcode? in
                 try state.keybag.passcodeParameters(in: state.database, now: now)
             }
-            if try body(stored, now) { return }
+            if try body(stored) { return }
         }
         throw EngineError(.authFailed, "the passcode kept changing while it was being checked; try again")
     }
@@ -153,7 +160,7 @@ public final class Engine: KeychainBackend {
     /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never, the default).
     public func setEraseAfter(failures: Int) throws(EngineError) {
         try state.withLock { (state) throws(EngineError) in
-            try state.keybag.setEraseAfter(failures, in: state.database)
+            try state.keybag.setEraseAfter(failures, in: state.database, now: options.now())
         }
     }
 

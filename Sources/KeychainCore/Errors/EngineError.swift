@@ -11,6 +11,8 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case diskFull = -34
         /// `errSecIO`: an I/O error from the file system or the database.
         case ioError = -36
+        /// `errSecWrPerm`: the keychain cannot be written (its database or file system is read-only).
+        case writePermission = -61
         /// `errSecParam`: a parameter is missing, malformed or of the wrong type.
         case param = -50
         /// `errSecAllocate`: memory could not be allocated (or locked).

@@ -134,22 +134,31 @@ final class ChangeLog: WriteTransactionObserver {
     /// Checks, before anything is served, that the database is not older than what it acknowledged: the counter
     /// authenticates, it is not below the high-water mark, and no change record is missing.
     func checkCurrent() throws(EngineError) {
-        let counter = try IntegrityCounter.load(from: database, key: key)
-        if let mark = try highWaterMark?.read(), mark > counter.sequence {
-            throw EngineError(
-                .decode,
-                "the keychain database is older than its last acknowledged change (\(counter.sequence) < \(mark)): its "
-                    + "WAL was damaged or the database was rolled back, so newer items would be missing or stale; "
-                    + "`security verify-keychain` lists what is wrong, and removing \(highWaterMark?.path ?? "") accepts "
-                    + "the database as it is now")
+        // The mark first: another process raises it only after its commit is durable, so a counter read after it
+        // (in a snapshot taken later) is at least as high — unless the database lost changes.
+        let mark = try highWaterMark?.read()
+        try database.readTransaction { () throws(EngineError) in
+            let counter = try IntegrityCounter.load(from: database, key: key)
+            try Self.check(counter, against: mark, path: highWaterMark?.path)
+            let records = try database.first("SELECT count(*) FROM changes") { $0.integer(0) } ?? 0
+            guard records + counter.compacted == counter.sequence else {
+                throw EngineError(
+                    .decode,
+                    "the keychain's change log has \(records) records where its counter expects "
+                        + "\(counter.sequence - counter.compacted): records were removed or the database was damaged")
+            }
         }
-        let records = try database.first("SELECT count(*) FROM changes") { $0.integer(0) } ?? 0
-        guard records + counter.compacted == counter.sequence else {
-            throw EngineError(
-                .decode,
-                "the keychain's change log has \(records) records where its counter expects "
-                    + "\(counter.sequence - counter.compacted): records were removed or the database was damaged")
-        }
+    }
+
+    /// Throws when the counter is below the high-water mark `mark` (read before the counter).
+    static func check(_ counter: IntegrityCounter, against mark: Int64?, path: String?) throws(EngineError) {
+        guard let mark, mark > counter.sequence else { return }
+        throw EngineError(
+            .decode,
+            "the keychain database is older than its last acknowledged change (\(counter.sequence) < \(mark)): its "
+                + "WAL was damaged or the database was rolled back, so newer items would be missing or stale; "
+                + "`security verify-keychain` lists what is wrong, and removing \(path ?? "the high-water mark") "
+                + "accepts the database as it is now")
     }
 
     /// The counter, authenticated.
@@ -157,10 +166,13 @@ final class ChangeLog: WriteTransactionObserver {
         try IntegrityCounter.load(from: database, key: key)
     }
 
-    /// The high-water mark's recorded sequence, if any.
+    /// The high-water mark's recorded sequence, if any. Read it before the counter it is compared with.
     func acknowledgedSequence() throws(EngineError) -> Int64? {
         try highWaterMark?.read()
     }
+
+    /// The high-water mark's path, for messages.
+    var highWaterMarkPath: String? { highWaterMark?.path }
 
     /// Whether a stored record's hash is right.
     func authenticates(_ change: ChangeRecord, mac: Data?) throws(EngineError) -> Bool {

@@ -12,14 +12,22 @@ enum DeviceKey {
     private static let magic: [UInt8] = Array("SKDK".utf8) + [1]
     private static var fileByteCount: Int { magic.count + SecretKey.byteCount }
 
-    /// Reads the device key of `directory`, creating it when the keychain is new.
+    /// Reads the device key of `directory`, creating it when missing (only for a database an earlier build left
+    /// empty: a new keychain stages its key with ``stage(in:suffix:)``).
     static func loadOrCreate(in directory: KeychainDirectory) throws(EngineError) -> SecretKey {
-        if let key = try readKey(at: directory.deviceKeyPath) { return key }
-        try create(in: directory)
-        guard let key = try readKey(at: directory.deviceKeyPath) else {
+        if let key = try existing(in: directory) { return key }
+        let (_, staged) = try stage(in: directory, suffix: ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        defer { unlink(staged) }
+        _ = try install(staged, in: directory)
+        guard let key = try existing(in: directory) else {
             throw EngineError(.ioError, "the device key \(directory.deviceKeyPath) vanished while it was created")
         }
         return key
+    }
+
+    /// The device key of `directory`, or `nil` when it has none.
+    static func existing(in directory: KeychainDirectory) throws(EngineError) -> SecretKey? {
+        try readKey(at: directory.deviceKeyPath)
     }
 
     private static func readKey(at path: String) throws(EngineError) -> SecretKey? {
@@ -52,27 +60,39 @@ enum DeviceKey {
         return key
     }
 
-    /// Writes a new key to a temporary file, then links it into place: if another process won the race, its key
-    /// stays and ours is discarded.
-    private static func create(in directory: KeychainDirectory) throws(EngineError) {
-        let temporary = directory.deviceKeyPath + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    /// Writes a new key to a temporary file beside the device key's place (the caller links it there with
+    /// ``install(_:in:)`` and removes the temporary file either way).
+    static func stage(in directory: KeychainDirectory, suffix: String) throws(EngineError) -> (SecretKey, String) {
+        let temporary = directory.deviceKeyPath + suffix
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw EngineError(.ioError, "cannot create the device key: \(KeychainDirectory.systemError())")
+            throw EngineError(
+                KeychainDirectory.systemErrorCode(), "cannot create the device key: \(KeychainDirectory.systemError())")
         }
-        defer { unlink(temporary) }
         let key = try SecretKey.random()
         let written =
             write(descriptor, magic, magic.count)
             + key.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
-        let synced = fsync(descriptor) == 0
+        let synced = written == fileByteCount && fsync(descriptor) == 0
+        let code = KeychainDirectory.systemErrorCode()
+        let reason = KeychainDirectory.systemError()
         close(descriptor)
-        guard written == fileByteCount, synced else {
-            throw EngineError(.ioError, "cannot write the device key: \(KeychainDirectory.systemError())")
+        guard synced else {
+            unlink(temporary)
+            throw EngineError(code, "cannot write the device key: \(reason)")
         }
-        guard link(temporary, directory.deviceKeyPath) == 0 || errno == EEXIST else {
-            throw EngineError(.ioError, "cannot install the device key: \(KeychainDirectory.systemError())")
+        return (key, temporary)
+    }
+
+    /// Links a staged key into place; `false` when another process installed one first (its key stays).
+    static func install(_ staged: String, in directory: KeychainDirectory) throws(EngineError) -> Bool {
+        guard link(staged, directory.deviceKeyPath) == 0 else {
+            if errno == EEXIST { return false }
+            throw EngineError(
+                KeychainDirectory.systemErrorCode(),
+                "cannot install the device key: \(KeychainDirectory.systemError())")
         }
         directory.syncDirectory()
+        return true
     }
 }

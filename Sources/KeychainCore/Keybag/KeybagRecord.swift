@@ -51,10 +51,21 @@ struct KeybagRecord {
     var eraseAfter: Int
     var wrappedKeys: [KeyName: Data]
     var classBPublicKey: Data?
+    /// The seal over the counter, wait and erase threshold (``AttemptsSeal``), stored as the `class_keys` row
+    /// ``attemptsSealName``.
+    var attemptsSeal: Data?
+    /// Whether the keybag is one whose attempts are sealed, as its index key's associated data says: set by the
+    /// keybag when it opens the index key, not stored on its own.
+    var sealsAttempts = false
 
-    /// The associated data that binds a wrapped class key to this keybag and to its name.
-    static func associatedData(keybag uuid: Data, name: KeyName) -> [UInt8] {
+    /// The `class_keys` row that holds ``attemptsSeal`` (a name no key has, so older builds skip it).
+    static let attemptsSealName = "attempts"
+
+    /// The associated data that binds a wrapped class key to this keybag and to its name; the index key's also says
+    /// whether the keybag's attempts are sealed.
+    static func associatedData(keybag uuid: Data, name: KeyName, sealsAttempts: Bool = false) -> [UInt8] {
         Array("swift-keychain class key v1".utf8) + Array(uuid) + Array(name.rawValue.utf8)
+            + (sealsAttempts ? Array(" attempts sealed".utf8) : [])
     }
 
     /// Reads the keybag, or `nil` when the keychain has none yet.
@@ -79,16 +90,21 @@ struct KeybagRecord {
             failedAttempts: Int(row.failed), retryAfter: Date(timeIntervalSince1970: row.retryAfter),
             eraseAfter: Int(row.eraseAfter), wrappedKeys: [:], classBPublicKey: nil)
         try database.query("SELECT name, wrapped, public_key FROM class_keys") { row in
-            if let name = KeyName(rawValue: row.text(0)), let wrapped = row.blob(1) {
-                record.wrappedKeys[name] = wrapped
-                if name == .classB { record.classBPublicKey = row.blob(2) }
+            let name = row.text(0)
+            if let key = KeyName(rawValue: name), let wrapped = row.blob(1) {
+                record.wrappedKeys[key] = wrapped
+                if key == .classB { record.classBPublicKey = row.blob(2) }
+            } else if name == attemptsSealName {
+                record.attemptsSeal = row.blob(1)
             }
             return true
         }
         return record
     }
 
-    /// Writes the whole keybag, replacing what was stored (inside the caller's transaction).
+    /// Writes the keybag row and every wrapped key it holds (inside the caller's transaction). Keys it does not hold
+    /// are left as stored: only ``deleteKey(_:from:)`` (passcode removal, for `akpu`) and ``deleteAllKeys(from:)``
+    /// (an erase) delete wrapped class keys.
     func save(to database: Database) throws(EngineError) {
         try database.run(
             """
@@ -103,21 +119,48 @@ struct KeybagRecord {
                 passcode.map { .integer(Int64($0.cost.memoryBytes)) } ?? .null,
                 .integer(Int64(failedAttempts)), .real(retryAfter.timeIntervalSince1970), .integer(Int64(eraseAfter)),
             ])
-        try database.run("DELETE FROM class_keys")
-        for (name, wrapped) in wrappedKeys {
+        for name in KeyName.allCases {
+            guard let wrapped = wrappedKeys[name] else { continue }
             try database.run(
-                "INSERT INTO class_keys (name, wrapped, public_key) VALUES (?, ?, ?)",
+                "INSERT OR REPLACE INTO class_keys (name, wrapped, public_key) VALUES (?, ?, ?)",
                 [
                     .text(name.rawValue), .blob(wrapped),
                     name == .classB ? classBPublicKey.map { .blob($0) } ?? .null : .null,
                 ])
         }
+        try saveAttemptsSeal(to: database)
     }
 
-    /// Writes only the failure counter and wait.
+    /// Deletes one wrapped key: only passcode removal does it, for `akpu`.
+    static func deleteKey(_ name: KeyName, from database: Database) throws(EngineError) {
+        try database.run("DELETE FROM class_keys WHERE name = ?", [.text(name.rawValue)])
+    }
+
+    /// Deletes every wrapped key: only an erase does it.
+    static func deleteAllKeys(from database: Database) throws(EngineError) {
+        try database.run("DELETE FROM class_keys")
+    }
+
+    /// Writes only the failure counter, its wait and the erase threshold, with their seal (and the index key, whose
+    /// associated data says the keybag is sealed).
     func saveAttempts(to database: Database) throws(EngineError) {
         try database.run(
-            "UPDATE keybag SET failed_attempts = ?, retry_after = ? WHERE id = 1",
-            [.integer(Int64(failedAttempts)), .real(retryAfter.timeIntervalSince1970)])
+            "UPDATE keybag SET failed_attempts = ?, retry_after = ?, erase_after = ? WHERE id = 1",
+            [
+                .integer(Int64(failedAttempts)), .real(retryAfter.timeIntervalSince1970), .integer(Int64(eraseAfter)),
+            ])
+        if let index = wrappedKeys[.index] {
+            try database.run(
+                "INSERT OR REPLACE INTO class_keys (name, wrapped) VALUES (?, ?)",
+                [.text(KeyName.index.rawValue), .blob(index)])
+        }
+        try saveAttemptsSeal(to: database)
+    }
+
+    private func saveAttemptsSeal(to database: Database) throws(EngineError) {
+        guard let attemptsSeal else { return }
+        try database.run(
+            "INSERT OR REPLACE INTO class_keys (name, wrapped) VALUES (?, ?)",
+            [.text(Self.attemptsSealName), .blob(attemptsSeal)])
     }
 }

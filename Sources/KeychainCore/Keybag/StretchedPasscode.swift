@@ -10,6 +10,8 @@ struct StretchedPasscode {
     init(_ passcode: String, parameters: KeybagRecord.Passcode) throws(EngineError) {
         self.parameters = parameters
         self.key = try PasscodeHash.deriveKey(passcode: passcode, salt: parameters.salt, cost: parameters.cost)
+        // Argon2id leaves a copy of its output on the stack: the key must live only in guarded memory.
+        Sodium.wipeStack()
     }
 
     /// Stretches a new passcode with a fresh salt.

@@ -36,11 +36,13 @@ final class Database {
         return true
     }()
 
-    /// Opens (creating when missing) the database at `path`, or an in-memory database when `path` is `nil`.
+    /// Opens the database file at `path`, which must exist (a new keychain's is made under a temporary name and
+    /// linked into place, never created in place), or an in-memory database when `path` is `nil`. A file that
+    /// cannot be written opens read-only: reads work, writes are ``EngineError/Code/writePermission``.
     init(path: String?) throws(EngineError) {
         _ = Self.configured
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (path == nil ? SQLITE_OPEN_CREATE : 0)
         let status = sqlite3_open_v2(path ?? ":memory:", &connection, flags, nil)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -74,7 +76,9 @@ final class Database {
         let message = errorMessage.map { String(cString: $0) }
         sqlite3_free(errorMessage)
         if status != SQLITE_OK {
-            throw Self.error(status, message ?? String(cString: sqlite3_errmsg(handle)), sql: sql)
+            throw Self.error(
+                status, message ?? String(cString: sqlite3_errmsg(handle)), sql: sql,
+                systemError: sqlite3_system_errno(handle))
         }
     }
 
@@ -155,28 +159,35 @@ final class Database {
         if let statement = statements[sql] { return statement }
         var pointer: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
-        guard status == SQLITE_OK, let pointer else {
-            throw Self.error(status, String(cString: sqlite3_errmsg(handle)), sql: sql)
-        }
+        guard status == SQLITE_OK, let pointer else { throw error(status, sql: sql) }
         let statement = Statement(pointer: pointer, database: self, sql: sql)
         statements[sql] = statement
         return statement
     }
 
     fileprivate func error(_ status: Int32, sql: String) -> EngineError {
-        Self.error(status, String(cString: sqlite3_errmsg(handle)), sql: sql)
+        Self.error(
+            status, String(cString: sqlite3_errmsg(handle)), sql: sql, systemError: sqlite3_system_errno(handle))
     }
 
     // Extended result codes are C macros that Swift does not import: SQLITE_CONSTRAINT | (8 << 8), | (6 << 8).
     private static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
     private static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
 
-    /// Maps an SQLite result to the engine's error: a full disk, a busy or failing file, a damaged database, or a
-    /// uniqueness violation (which callers turn into a duplicate-item error naming the item).
-    static func error(_ status: Int32, _ message: String, sql: String) -> EngineError {
+    /// Maps an SQLite result to the engine's error: a full disk (SQLite's own code, or the `errno` behind an I/O
+    /// error), a read-only database, a busy or failing file, a damaged database, or a uniqueness violation (which
+    /// callers turn into a duplicate-item error naming the item).
+    static func error(_ status: Int32, _ message: String, sql: String, systemError: Int32 = 0) -> EngineError {
         let text = "SQLite error \(status): \(message) (in \(sql.prefix(80)))"
+        if status & 0xFF == SQLITE_IOERR, systemError == ENOSPC || systemError == EDQUOT {
+            return EngineError(.diskFull, "the disk is full: \(text)")
+        }
         switch status & 0xFF {
-        case SQLITE_FULL: return EngineError(.diskFull, text)
+        case SQLITE_FULL: return EngineError(.diskFull, "the disk is full: \(text)")
+        case SQLITE_READONLY:
+            return EngineError(
+                .writePermission,
+                "the keychain is read-only (its database file or file system does not allow writing): \(text)")
         case SQLITE_CORRUPT, SQLITE_NOTADB: return EngineError(.invalidKeychain, text)
         case SQLITE_CONSTRAINT where status == constraintUnique || status == constraintPrimaryKey:
             return EngineError(.duplicateItem, text)

@@ -18,29 +18,50 @@ struct KeychainDirectory {
     /// The high-water mark file (``HighWaterMark``).
     var highWaterMarkPath: String { url.appendingPathComponent("keychain.hwm").path }
 
-    /// Creates the directory (0700) when missing, and the database file (0600) so SQLite and its WAL inherit
-    /// that mode.
+    /// Creates the directory and its missing parents (0700) when missing, and refuses it when others own or could
+    /// tamper with it or its files (KeychainDirectory+Permissions.swift). The database is not created here: a new
+    /// keychain is built under temporary names and linked into place (`Engine+Open.swift`).
     func prepare() throws(EngineError) {
-        let path = url.path
+        try createDirectories()
+        try checkPermissions()
+    }
+
+    /// Whether the database file exists.
+    var databaseExists: Bool {
         var status = stat()
-        if lstat(path, &status) != 0 {
-            let parent = url.deletingLastPathComponent()
-            do {
-                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-            } catch {
-                throw EngineError(.ioError, "cannot create the directory \(parent.path): \(error.localizedDescription)")
-            }
-            guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-                throw EngineError(.ioError, "cannot create the keychain directory \(path): \(Self.systemError())")
-            }
-        } else if status.st_mode & S_IFMT != S_IFDIR {
-            throw EngineError(.invalidKeychain, "the keychain path \(path) exists and is not a directory")
-        }
-        let descriptor = open(databasePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        return lstat(databasePath, &status) == 0
+    }
+
+    /// Whether the database holds nothing at all: an empty file, as earlier builds created before filling it, with
+    /// no WAL content either.
+    var databaseIsEmpty: Bool {
+        Self.size(of: databasePath) == 0 && (Self.size(of: databasePath + "-wal") ?? 0) == 0
+    }
+
+    /// Creates a new, empty, 0600 file at `path`, failing if anything is there.
+    func createFile(at path: String) throws(EngineError) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw EngineError(.ioError, "cannot create the keychain database \(databasePath): \(Self.systemError())")
+            throw EngineError(Self.systemErrorCode(), "cannot create \(path): \(Self.systemError())")
         }
         close(descriptor)
+    }
+
+    /// Fsyncs a file's contents.
+    func syncFile(at path: String) throws(EngineError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            throw EngineError(Self.systemErrorCode(), "cannot open \(path): \(Self.systemError())")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw EngineError(Self.systemErrorCode(), "cannot write \(path) to disk: \(Self.systemError())")
+        }
+    }
+
+    private static func size(of path: String) -> Int? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? Int(status.st_size) : nil
     }
 
     /// Fsyncs the directory so that a rename or link in it is durable.
@@ -54,5 +75,14 @@ struct KeychainDirectory {
     /// The text of `errno`.
     static func systemError() -> String {
         String(cString: strerror(errno))
+    }
+
+    /// The status of `errno` after a failed write: a full disk or quota, a read-only file system, or I/O.
+    static func systemErrorCode() -> EngineError.Code {
+        switch errno {
+        case ENOSPC, EDQUOT: .diskFull
+        case EROFS: .writePermission
+        default: .ioError
+        }
     }
 }

@@ -1,0 +1,76 @@
+import CSodium
+import Foundation
+
+/// The seal over the keybag's failed-passcode counter, its wait and the erase threshold (clear columns, which the
+/// engine must read before any passcode is known): a keyed BLAKE2b tag under a key derived from the device key, over
+/// those values, the keybag's identifier and the passcode's salt and cost. Resetting the counter with one `UPDATE`
+/// then breaks the seal, and the keybag treats the passcode as suspended for the longest wait (``lockedOut(_:now:)``).
+///
+/// A keybag sealed this way says so in the associated data of its index key (which the device key alone wraps and
+/// every open unwraps), so deleting the seal is detected too: only a keybag whose index key carries the older
+/// associated data (one made before sealing) is read unsealed, and it is sealed at its next write.
+struct AttemptsSeal {
+    private let key: SecretKey
+    private let deviceKey: SecretKey
+
+    /// The seal of the keybags of this device key.
+    init(deviceKey: SecretKey) throws(EngineError) {
+        self.deviceKey = deviceKey
+        key = try KeyedHash.deriveKey(from: deviceKey, context: "swift-keychain keybag attempts v1")
+    }
+
+    /// Whether the record's counter, wait and erase threshold are the ones last sealed (always true for a keybag made
+    /// before sealing, which has no seal yet).
+    func isAuthentic(_ record: KeybagRecord) throws(EngineError) -> Bool {
+        guard record.sealsAttempts else { return true }
+        guard let stored = record.attemptsSeal else { return false }
+        let expected = try tag(record)
+        return stored.count == expected.count
+            && stored.withUnsafeBytes { a in
+                expected.withUnsafeBytes { b in sodium_memcmp(a.baseAddress, b.baseAddress, a.count) }
+            }
+                == 0
+    }
+
+    /// The record with a fresh seal over its current values; a keybag made before sealing also gets its index key
+    /// rewrapped with the associated data that says it is sealed.
+    func sealing(_ record: KeybagRecord, indexKey: SecretKey) throws(EngineError) -> KeybagRecord {
+        var sealed = record
+        if !sealed.sealsAttempts {
+            sealed.wrappedKeys[.index] = try AEAD.seal(
+                key: indexKey, under: deviceKey,
+                associatedData: KeybagRecord.associatedData(keybag: record.uuid, name: .index, sealsAttempts: true))
+            sealed.sealsAttempts = true
+        }
+        sealed.attemptsSeal = try tag(sealed)
+        return sealed
+    }
+
+    /// A record whose seal is broken, as it is treated: the true count and wait are unknown, so the count becomes
+    /// at least the one that brings the longest wait, and that wait starts now.
+    static func lockedOut(_ record: KeybagRecord, now: Date) -> KeybagRecord {
+        var locked = record
+        locked.failedAttempts = max(record.failedAttempts, PasscodePolicy.freeAttempts + PasscodePolicy.waits.count - 1)
+        locked.retryAfter = now.addingTimeInterval(PasscodePolicy.waits.last ?? 3600)
+        return locked
+    }
+
+    private func tag(_ record: KeybagRecord) throws(EngineError) -> Data {
+        var message = Array("swift-keychain keybag attempts v1".utf8) + Array(record.uuid)
+        func append(_ value: UInt64) {
+            withUnsafeBytes(of: value.littleEndian) { message.append(contentsOf: $0) }
+        }
+        if let passcode = record.passcode {
+            message.append(UInt8(passcode.salt.count))
+            message.append(contentsOf: passcode.salt)
+            append(passcode.cost.passes)
+            append(UInt64(passcode.cost.memoryBytes))
+        } else {
+            message.append(0)
+        }
+        append(UInt64(bitPattern: Int64(record.failedAttempts)))
+        append(record.retryAfter.timeIntervalSince1970.bitPattern)
+        append(UInt64(bitPattern: Int64(record.eraseAfter)))
+        return try KeyedHash.hash(message, key: key)
+    }
+}
