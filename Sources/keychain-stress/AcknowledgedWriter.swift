@@ -19,15 +19,7 @@ func runAcknowledgedWriter(engine: Engine, seed: UInt64) {
         switch choice {
         case 0..<6:
             say("B set \(key) \(value)")
-            let added = code { try engine.add(item(key, value), for: caller) }
-            if added == .duplicateItem {
-                let updated = code {
-                    _ = try engine.update(query(key), with: ItemChanges(data: Data(value.utf8)), for: caller)
-                }
-                if updated != nil { fail("update \(key): \(String(describing: updated))") }
-            } else if added != nil {
-                fail("add \(key): \(String(describing: added))")
-            }
+            set(key, value, in: engine)
         case 6..<9:
             say("B delete \(key)")
             let deleted = code { _ = try engine.delete(query(key), for: caller) }

@@ -58,6 +58,17 @@ func code(_ body: () throws -> Void) -> EngineError.Code? {
     }
 }
 
+/// Adds, and on a duplicate updates: a set that settles races with other writers of the same key.
+func set(_ key: String, _ value: String, in engine: Engine) {
+    let added = code { try engine.add(item(key, value), for: caller) }
+    if added == .duplicateItem {
+        let updated = code { _ = try engine.update(query(key), with: ItemChanges(data: Data(value.utf8)), for: caller) }
+        if updated != nil { fail("update \(key): \(String(describing: updated))") }
+    } else if added != nil {
+        fail("add \(key): \(String(describing: added))")
+    }
+}
+
 func runMixed(engine: Engine, worker: Int, operations: Int, seed: UInt64) {
     var random = SeededGenerator(state: seed)
     var model: [String: String] = [:]
@@ -67,16 +78,7 @@ func runMixed(engine: Engine, worker: Int, operations: Int, seed: UInt64) {
         let choice = Int.random(in: 0..<10, using: &random)
         if choice == 9 {
             // Race the other workers on a shared key: add, and on a duplicate, update.
-            let shared = "shared-\(Int.random(in: 0..<5, using: &random))"
-            let added = code { try engine.add(item(shared, value), for: caller) }
-            if added == .duplicateItem {
-                let updated = code {
-                    _ = try engine.update(query(shared), with: ItemChanges(data: Data(value.utf8)), for: caller)
-                }
-                if updated != nil { fail("shared update \(shared): \(String(describing: updated))") }
-            } else if added != nil {
-                fail("shared add \(shared): \(String(describing: added))")
-            }
+            set("shared-\(Int.random(in: 0..<5, using: &random))", value, in: engine)
             continue
         }
         let key = keys[Int.random(in: 0..<keys.count, using: &random)]

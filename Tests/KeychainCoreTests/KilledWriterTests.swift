@@ -12,8 +12,6 @@ import Testing
 /// one keychain: after each kill, every acknowledged write is there, exactly, and the keychain verifies.
 @Suite("Killed writers", .serialized)
 struct KilledWriterTests {
-    private static let caller = Caller(applicationIdentifier: "TEAM.stress")
-
     /// One write as the worker announced it.
     private enum Write {
         case set(String, String)
@@ -42,20 +40,6 @@ struct KilledWriterTests {
             case .delete(let key): [(key, nil)]
             case .batch(let pairs): pairs.map { ($0.0, $0.1) }
             }
-        }
-    }
-
-    private func secret(_ engine: Engine, _ key: String) throws -> String? {
-        do {
-            let items = try engine.copyMatching(
-                ItemQuery(
-                    itemClass: .genericPassword, attributes: [.account: .string(key), .service: .string("stress")],
-                    returning: .data),
-                for: Self.caller)
-            return String(decoding: items[0].data ?? Data(), as: UTF8.self)
-        } catch {
-            if error.code == .itemNotFound { return nil }
-            throw error
         }
     }
 
@@ -97,13 +81,13 @@ struct KilledWriterTests {
             #expect(report.isSound, "trial \(trial): \(report)")
             // The write in flight when the kill came may or may not have landed, all of it or none.
             if let write = inFlight {
-                let landed = try write.effects.allSatisfy { key, value in try secret(engine, key) == value }
+                let landed = try write.effects.allSatisfy { key, value in try engine.stressSecret(key) == value }
                 if landed { for (key, value) in write.effects { model[key] = value } }
             }
             var keys = Set(model.keys)
             keys.formUnion((0..<50).map { "k\($0)" })
             for key in keys {
-                let found = try secret(engine, key)
+                let found = try engine.stressSecret(key)
                 #expect(
                     found == model[key],
                     "trial \(trial): \(key) is \(found ?? "missing"), not \(model[key] ?? "missing")")

@@ -11,23 +11,6 @@ import Testing
 /// Several processes on one keychain, and a writer killed in mid-stream.
 @Suite("Processes", .serialized)
 struct MultiProcessTests {
-    private static let caller = Caller(applicationIdentifier: "TEAM.stress")
-
-    private func secret(_ engine: Engine, _ account: String) throws -> String? {
-        do {
-            let items = try engine.copyMatching(
-                ItemQuery(
-                    itemClass: .genericPassword,
-                    attributes: [.account: .string(account), .service: .string("stress")], returning: .data),
-                for: Self.caller)
-            return String(decoding: items[0].data ?? Data(), as: UTF8.self)
-        } catch {
-            // An exhaustive catch: `catch where` on a typed-throws body crashes Swift 6.3's SILGen.
-            if error.code == .itemNotFound { return nil }
-            throw error
-        }
-    }
-
     /// Runs `workers` mixed workers at once on one new keychain and checks every worker's final state.
     private func mixedRun(workers: Int, operations: Int) throws {
         let directory = try TemporaryDirectory()
@@ -52,10 +35,10 @@ struct MultiProcessTests {
         let engine = try Engine(storage: .directory(directory.keychain))
         #expect(try engine.integrityCheck() == "ok")
         for (account, value) in finals {
-            #expect(try secret(engine, account) == (value == "-" ? nil : value), "\(account)")
+            #expect(try engine.stressSecret(account) == (value == "-" ? nil : value), "\(account)")
         }
         for shared in 0..<5 {
-            if let value = try secret(engine, "shared-\(shared)") { #expect(value.hasPrefix("v")) }
+            if let value = try engine.stressSecret("shared-\(shared)") { #expect(value.hasPrefix("v")) }
         }
     }
 
@@ -83,7 +66,7 @@ struct MultiProcessTests {
         let engine = try Engine(storage: .directory(directory.keychain))
         #expect(try engine.integrityCheck() == "ok")
         for index in acked {
-            #expect(try secret(engine, "acked-\(index)") == "value-\(index)", "acknowledged add \(index) lost")
+            #expect(try engine.stressSecret("acked-\(index)") == "value-\(index)", "acknowledged add \(index) lost")
         }
     }
 
@@ -102,7 +85,7 @@ struct MultiProcessTests {
             try killWriter(after: Int.random(in: 1...400), directory: directory)
             // The next writer starts over at index 0: clear the items so its adds are not duplicates.
             let engine = try Engine(storage: .directory(directory.keychain))
-            _ = try? engine.delete(ItemQuery(itemClass: .genericPassword), for: Self.caller)
+            _ = try? engine.delete(ItemQuery(itemClass: .genericPassword), for: stressCaller)
         }
     }
 }
