@@ -71,11 +71,11 @@ extension Command {
                 long: [
                     .init(name: ItemOptions.accessGroup, takesValue: true),
                     .init(name: ItemOptions.accessibility, takesValue: true),
-                ], secrets: secrets)
+                ], secrets: secrets, repeatable: "T")
         ) { arguments, session throws(ToolFailure) in
             var item = try Item.new(from: arguments)
             let location = try KeychainLocation.single(arguments.positionals)
-            if let group = arguments.value(long: ItemOptions.accessGroup) {
+            if let group = try ItemOptions.accessGroupValue(arguments) {
                 item.accessGroup = group
             } else {
                 item.accessGroup = try session.keychains.defaultAccessGroup()

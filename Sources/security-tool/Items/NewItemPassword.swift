@@ -1,22 +1,41 @@
 import Foundation
 
-/// The password of a new item: `-X hex`, else `-w password` (or the legacy `-p password` of generic passwords),
-/// else, for a trailing `-w`, asked on the terminal (twice) or read from standard input; else empty, as on macOS.
+/// The password of a new item: `-X hex`, `-w password` (or the legacy `-p password` of generic passwords), or,
+/// for a trailing `-w`, asked on the terminal (twice) or read from standard input; else empty, as on macOS. Only
+/// one of them may be given, and the password may be at most ``InputLimits/secretByteCount`` long.
 enum NewItemPassword {
     /// The password's bytes. The caller zeroes them.
     static func read(_ arguments: ParsedArguments, _ session: ToolSession) throws(ToolFailure) -> Data {
-        if let hex = arguments.value("X") { return try decode(hex: hex) }
-        if let password = arguments.value("w") ?? arguments.value("p") { return Data(password.utf8) }
-        guard arguments.prompted.contains("w") || arguments.prompted.contains("p") else { return Data() }
-        var typed = try session.secrets.newSecret(
-            prompt: "password data for new item: ", retypePrompt: "retype password for new item: ")
-        defer { SecretReader.zero(&typed) }
-        return Data(typed)
+        let given = "Xwp".filter { arguments.has($0) }
+        guard given.count <= 1 else {
+            throw .usage("\(given.map { "-\($0)" }.joined(separator: " and ")) all give the password: give one")
+        }
+        var secret: Data
+        if let hex = arguments.value("X") {
+            secret = try decode(hex: hex)
+        } else if let password = arguments.value("w") ?? arguments.value("p") {
+            secret = Data(password.utf8)
+        } else if arguments.prompted.contains("w") || arguments.prompted.contains("p") {
+            var typed = try session.secrets.newSecret(
+                prompt: "password data for new item: ", retypePrompt: "retype password for new item: ")
+            defer { SecretReader.zero(&typed) }
+            secret = Data(typed)
+        } else {
+            secret = Data()
+        }
+        do throws(ToolFailure) {
+            try InputLimits.checkSecret(byteCount: secret.count, "the password")
+        } catch {
+            secret.resetBytes(in: 0..<secret.count)
+            throw error
+        }
+        return secret
     }
 
     /// Hex digits as bytes; an odd count is read as if it began with a `0`, as macOS's tool reads it.
     static func decode(hex: String) throws(ToolFailure) -> Data {
         var digits = Array(hex.utf8)
+        defer { SecretReader.zero(&digits) }
         if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
         var bytes = Data(capacity: digits.count / 2)
         var index = 0

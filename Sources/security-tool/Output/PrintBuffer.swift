@@ -1,3 +1,5 @@
+import Foundation
+
 /// How macOS's tool prints a byte string (its `print_buffer`), so attribute lines read as they do on a Mac:
 ///
 /// | bytes | printed |
@@ -33,13 +35,30 @@ enum PrintBuffer {
         return result
     }
 
-    /// A password as `-w` prints it: as is when every byte is printable (`isprint`, space and backslash
-    /// included), otherwise the whole value in lowercase hex without a prefix.
-    static func passwordOnly(_ bytes: some Collection<UInt8>) -> String {
-        if bytes.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) {
-            return String(decoding: bytes, as: UTF8.self)
+    /// Writes a password and a newline as `-w` prints it: as is when every byte is printable (`isprint`, space and
+    /// backslash included), otherwise the whole value in lowercase hex without a prefix. The text goes straight
+    /// into the console's zeroed buffer, through a scratch buffer zeroed after use: no string copy of the password
+    /// is left behind.
+    static func writePasswordOnly(_ secret: Data, to console: Console) {
+        if secret.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) {
+            secret.withUnsafeBytes { console.write($0) }
+        } else {
+            let digits = Array("0123456789abcdef".utf8)
+            var scratch = [UInt8](repeating: 0, count: 8192)
+            defer { SecretReader.zero(&scratch) }
+            var used = 0
+            for byte in secret {
+                scratch[used] = digits[Int(byte >> 4)]
+                scratch[used + 1] = digits[Int(byte & 0xF)]
+                used += 2
+                if used == scratch.count {
+                    scratch.withUnsafeBytes { console.write($0) }
+                    used = 0
+                }
+            }
+            scratch.withUnsafeBytes { console.write(UnsafeRawBufferPointer(rebasing: $0[..<used])) }
         }
-        return bytes.map { hexDigits($0, uppercase: false) }.joined()
+        console.write(CollectionOfOne(UInt8(ascii: "\n")))
     }
 
     /// Uppercase hex, two digits a byte.
