@@ -98,4 +98,14 @@ struct LongSecretTests {
         #expect(!session.errors.contains("unknown command"), "the rest of a line was run as a command")
         #expect(try home.tool.run(["find-generic-password", "-a", "long"]).status == 44)
     }
+
+    @Test("Reliability 1: the limit is in the add verbs' usage and the session's")
+    func documentedLimit() throws {
+        let home = try TestHome()
+        for verb in ["add-generic-password", "add-internet-password"] {
+            let help = try home.tool.run(["help", verb])
+            #expect(help.output.contains("A password may be up to 16777216 bytes (16 MiB)"), "\(help.output)")
+        }
+        #expect(try home.tool.run([]).output.contains("lines up to 33619968 bytes"))
+    }
 }

@@ -37,13 +37,14 @@ struct RepeatedOptionTests {
         #expect(found.errors.contains("--access-group"))
     }
 
-    @Test("Reliability 9: repeated search options and -k are refused; -T, which macOS repeats, is not")
+    @Test("Reliability 9: repeated search options, -k and the global -p are refused; -T, which macOS repeats, is not")
     func otherVerbs() throws {
         let home = try TestHome()
         for arguments in [
             ["find-generic-password", "-a", "alice", "-a", "bob"], ["delete-internet-password", "-s", "a", "-s", "b"],
             ["find-internet-password", "-P", "1", "-P", "2"], ["unprotect-file", "-k", "a", "-k", "b", "in", "out"],
-            ["unlock-keychain", "-p", "a", "-p", "b"], ["create-keychain", "-p", "a", "-p", "b", home.keychain("kc")],
+            ["unlock-keychain", "-p", "a", "-p", "b"], ["-p", "a> ", "-p", "b> "],
+            ["create-keychain", "-p", "a", "-p", "b", home.keychain("kc")],
         ] {
             let result = try home.tool.run(arguments)
             #expect(result.status == 2, "\(arguments): \(result.errors)")
@@ -53,5 +54,16 @@ struct RepeatedOptionTests {
             "add-generic-password", "-a", "alice", "-s", "api", "-w", "x", "-T", "/usr/bin/a", "-T", "/usr/bin/b",
         ])
         #expect(trusted.status == 0, "\(trusted.errors)")
+    }
+
+    @Test("Reliability 9: an internet password's -p is its path, neither a second password nor the password")
+    func internetPath() throws {
+        let home = try TestHome()
+        let added = try home.tool.run(
+            ["add-internet-password", "-a", "bob", "-s", "git.example.com", "-p", "/repo", "-w"], input: "typed\n")
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(try home.tool.run(["find-internet-password", "-a", "bob", "-w"]).output == "typed\n")
+        #expect(try home.tool.run(["add-internet-password", "-a", "eve", "-s", "x.example", "-p", "/p"]).status == 0)
+        #expect(try home.tool.run(["find-internet-password", "-a", "eve", "-w"]).output == "\n")
     }
 }

@@ -28,6 +28,9 @@ struct SecretMemoryTests {
         let session = try PipeSession(SecurityProcess.executable, ["-i"], process: home.tool)
         session.send("find-generic-password -a alice -w")
         try session.waitForOutput(endingWith: Self.hex(secret) + "\n")
+        // Once the next command has answered, the first one is over (its buffers flushed and zeroed).
+        session.send("error 0")
+        try session.waitForOutput(endingWith: "No error.\n")
         // The middle of it: a freed heap block keeps all of its bytes but the first 16 (the allocator's links).
         let printed = Array(Self.hex(secret).utf8)
         #expect(try !ProcessInspection.writableMemory(of: session.pid, contains: Array(printed[16..<48])))

@@ -4,18 +4,21 @@ import Foundation
 /// for a trailing `-w`, asked on the terminal (twice) or read from standard input; else empty, as on macOS. Only
 /// one of them may be given, and the password may be at most ``InputLimits/secretByteCount`` long.
 enum NewItemPassword {
-    /// The password's bytes. The caller zeroes them.
-    static func read(_ arguments: ParsedArguments, _ session: ToolSession) throws(ToolFailure) -> Data {
-        let given = "Xwp".filter { arguments.has($0) }
+    /// The password's bytes, from the options among `letters` (`-p` is the legacy password of generic passwords
+    /// only: an internet password's `-p` is its path). The caller zeroes them.
+    static func read(
+        _ arguments: ParsedArguments, _ session: ToolSession, letters: String
+    ) throws(ToolFailure) -> Data {
+        let given = "Xwp".filter { letters.contains($0) && arguments.has($0) }
         guard given.count <= 1 else {
             throw .usage("\(given.map { "-\($0)" }.joined(separator: " and ")) all give the password: give one")
         }
         var secret: Data
         if let hex = arguments.value("X") {
             secret = try decode(hex: hex)
-        } else if let password = arguments.value("w") ?? arguments.value("p") {
+        } else if let password = given.first.flatMap(arguments.value) {
             secret = Data(password.utf8)
-        } else if arguments.prompted.contains("w") || arguments.prompted.contains("p") {
+        } else if !given.isEmpty {  // a trailing -w (or -p): asked for
             var typed = try session.secrets.newSecret(
                 prompt: "password data for new item: ", retypePrompt: "retype password for new item: ")
             defer { SecretReader.zero(&typed) }

@@ -37,6 +37,7 @@ enum SecurityTool {
         var arguments = arguments
         var isInteractive = false
         var prompt = "security> "
+        var isPromptGiven = false
         while let option = arguments.first, option.hasPrefix("-"), option.count > 1, option != "--" {
             arguments.removeFirst()
             var letters = option.dropFirst()
@@ -49,6 +50,11 @@ enum SecurityTool {
                     let value = letters.isEmpty ? arguments.popFirst() : String(letters)
                     letters = ""
                     guard let value else { return globalUsage(session) }
+                    guard !isPromptGiven else {
+                        session.console.printError("security: option -p is given twice: give it once")
+                        return globalUsage(session)
+                    }
+                    isPromptGiven = true
                     prompt = value
                     isInteractive = true
                 case "q": session.isQuiet = true
@@ -97,7 +103,7 @@ enum SecurityTool {
         session.console.print(
             """
             Usage: security [-h] [-i] [-l] [-p prompt] [-q] [-v] [command] [opt ...]
-                -i    Run in interactive mode.
+                -i    Run in interactive mode (lines up to \(InputLimits.describe(InputLimits.sessionLineByteCount))).
                 -l    Accepted for compatibility (macOS runs leaks); does nothing.
                 -p    Set the prompt to "prompt" (implies -i).
                 -q    Be less verbose.
