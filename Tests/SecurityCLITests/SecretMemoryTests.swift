@@ -16,23 +16,26 @@ struct SecretMemoryTests {
     }
 
     @Test(
-        "Reliability 10: a password printed by -w leaves no copy in the tool once flushed",
-        .enabled(if: canReadMemory, "reading the tool's memory needs root (it is not dumpable)"))
-    func printedPassword() throws {
+        "Reliability 10: a password printed by -w, -g or dump-keychain -d leaves no copy in the tool once flushed",
+        .enabled(if: canReadMemory, "reading the tool's memory needs root (it is not dumpable)"),
+        arguments: [
+            ("find-generic-password -a alice -w", false), ("find-generic-password -a alice -g", true),
+            ("dump-keychain -d", true),
+        ])
+    func printedPassword(command: String, uppercase: Bool) throws {
         let home = try TestHome()
-        // Not printable, so -w prints it as hex: text that only the tool's output path ever makes.
+        // Not printable, so it is printed as hex: text that only the tool's output path ever makes.
         let secret = [UInt8(1)] + (0..<31).map { _ in UInt8.random(in: 0...255) }
         let added = try home.tool.run(
             ["add-generic-password", "-a", "alice", "-s", "api", "-X", Self.hex(secret)])
         #expect(added.status == 0, "\(added.errors)")
         let session = try PipeSession(SecurityProcess.executable, ["-i"], process: home.tool)
-        session.send("find-generic-password -a alice -w")
-        try session.waitForOutput(endingWith: Self.hex(secret) + "\n")
+        session.send(command)
         // Once the next command has answered, the first one is over (its buffers flushed and zeroed).
         session.send("error 0")
         try session.waitForOutput(endingWith: "No error.\n")
         // The middle of it: a freed heap block keeps all of its bytes but the first 16 (the allocator's links).
-        let printed = Array(Self.hex(secret).utf8)
+        let printed = Array((uppercase ? Self.hex(secret).uppercased() : Self.hex(secret)).utf8)
         #expect(try !ProcessInspection.writableMemory(of: session.pid, contains: Array(printed[16..<48])))
         _ = try session.finish()
     }

@@ -90,7 +90,12 @@ extension Command {
             PrintBuffer.writePasswordOnly(secret, to: session.console)
         } else {
             ItemOutput.print(item, in: location, json: false, session.console)
-            if let secret { session.console.printError("password: " + PrintBuffer.format(secret)) }
+            if let secret {
+                session.console.printError { line in
+                    line.append(contentsOf: "password: ".utf8)
+                    PrintBuffer.append(secret, to: line)
+                }
+            }
         }
     }
 }

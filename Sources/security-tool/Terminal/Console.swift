@@ -47,10 +47,25 @@ final class Console {
         pending.append(bytes)
     }
 
+    /// Appends a line that `build` writes straight into the pending output (a line that holds a secret, so that no
+    /// string copy of it is made), and a newline.
+    func print(_ build: (ZeroingBuffer) -> Void) {
+        build(pending)
+        pending.append(UInt8(ascii: "\n"))
+    }
+
     /// Writes a line to standard error, after any pending output.
     func printError(_ text: String) {
+        printError { $0.append(contentsOf: text.utf8) }
+    }
+
+    /// Writes a line that `build` writes into a zeroed buffer to standard error, after any pending output.
+    func printError(_ build: (ZeroingBuffer) -> Void) {
         flush()
-        if let failure = Self.writeAll(Array((text + "\n").utf8), to: errors), errorFailure == nil {
+        let line = ZeroingBuffer()
+        build(line)
+        line.append(UInt8(ascii: "\n"))
+        if let failure = Self.writeAll(line.bytes, to: errors), errorFailure == nil {
             errorFailure = failure
         }
     }
