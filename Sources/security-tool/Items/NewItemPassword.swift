@@ -35,19 +35,35 @@ enum NewItemPassword {
         return secret
     }
 
-    /// Hex digits as bytes; an odd count is read as if it began with a `0`, as macOS's tool reads it.
+    /// Hex digits as bytes; an odd count is read as if it began with a `0`, as macOS's tool reads it. Written in
+    /// place into the result (a 16 MiB secret is 32 MiB of digits), which is zeroed when a digit is not valid.
     static func decode(hex: String) throws(ToolFailure) -> Data {
         var digits = Array(hex.utf8)
         defer { SecretReader.zero(&digits) }
-        if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
-        var bytes = Data(capacity: digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else {
-                throw .usage("-X must specify valid hex digits")
+        let isOdd = digits.count % 2 == 1
+        var bytes = Data(count: (digits.count + 1) / 2)
+        let isValid = digits.withUnsafeBufferPointer { input -> Bool in
+            bytes.withUnsafeMutableBytes { (output: UnsafeMutableRawBufferPointer) -> Bool in
+                var from = 0
+                var to = 0
+                if isOdd {
+                    guard let low = nibble(input[0]) else { return false }
+                    output[0] = low
+                    from = 1
+                    to = 1
+                }
+                while from < input.count {
+                    guard let high = nibble(input[from]), let low = nibble(input[from + 1]) else { return false }
+                    output[to] = high << 4 | low
+                    from += 2
+                    to += 1
+                }
+                return true
             }
-            bytes.append(high << 4 | low)
-            index += 2
+        }
+        guard isValid else {
+            bytes.resetBytes(in: 0..<bytes.count)
+            throw .usage("-X must specify valid hex digits")
         }
         return bytes
     }
