@@ -23,9 +23,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // System calls Swift's Glibc module hides (they need _GNU_SOURCE): prctl, O_TMPFILE, explicit_bzero.
+        .target(name: "CSystem"),
         .target(
             name: "KeychainCore",
-            dependencies: ["CSodium", "CSQLite"]
+            dependencies: ["CSodium", "CSQLite", "CSystem"]
         ),
         .target(
             name: "Keychain",
@@ -33,7 +35,7 @@ let package = Package(
         ),
         .target(
             name: "FileProtection",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "CSystem"]
         ),
         .executableTarget(
             name: "keychain-bench",
@@ -45,7 +47,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "security-tool",
-            dependencies: ["Keychain", "FileProtection"]
+            dependencies: ["Keychain", "FileProtection", "KeychainCore", "CSystem"]
         ),
         .executableTarget(
             name: "keychain-stress",

@@ -25,6 +25,14 @@ struct FormattingUnitTests {
         #expect(throws: LineSplitter.UnfinishedLine.self) { try LineSplitter.split("a \\") }
     }
 
+    @Test("Session lines split by bytes keep Unicode: its whitespace separates, its characters stay whole")
+    func lineSplittingUnicode() throws {
+        #expect(try LineSplitter.split("café\u{00A0}naïve\u{3000}x\r\n") == ["café", "naïve", "x"])
+        #expect(try LineSplitter.split("\\é \"ü ö\" '日本 語' \\\u{00A0}b") == ["é", "ü ö", "日本 語", "\u{00A0}b"])
+        #expect(try LineSplitter.split("e\u{301}\te\u{301}") == ["e\u{301}", "e\u{301}"])
+        #expect(try LineSplitter.split("-X " + String(repeating: "ab", count: 100_000)).last?.count == 200_000)
+    }
+
     @Test("Error codes read as strtoul reads them, wrapped to 32 bits")
     func errorCodes() {
         #expect(ErrorCode.parse("-25300") == -25300)

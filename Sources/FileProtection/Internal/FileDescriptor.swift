@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -43,6 +44,23 @@ final class FileDescriptor {
         // The umask can only clear bits; this makes the mode exactly 0600 whatever it is.
         guard fchmod(descriptor, 0o600) == 0 else { throw .system("set its mode", path: path, errno: errno) }
         return file
+    }
+
+    /// Creates an unnamed regular file in `directory` (`O_TMPFILE`), mode 0600, to be named by ``link(to:)`` once
+    /// complete: until then no path leads to it, and it vanishes with its descriptor, also when the process is
+    /// killed. `nil` where the file system or kernel has no unnamed files, or `/proc/self/fd` (which naming it
+    /// needs) is not there: the caller then writes a named temporary file. `path` names it in messages.
+    static func createUnnamed(in directory: String, for path: String) -> FileDescriptor? {
+        let descriptor = ck_open_unnamed(directory, 0o600)
+        guard descriptor >= 0 else { return nil }
+        let file = FileDescriptor(descriptor: descriptor, path: path)
+        guard access("/proc/self/fd/\(descriptor)", F_OK) == 0, fchmod(descriptor, 0o600) == 0 else { return nil }
+        return file
+    }
+
+    /// Names an unnamed file (``createUnnamed(in:for:)``): links it at `path`, which must not exist.
+    func link(to path: String) throws(FileProtectionError) {
+        guard ck_link_unnamed(descriptor, path) == 0 else { throw .system("name it", path: path, errno: errno) }
     }
 
     /// The file's size in bytes.

@@ -26,6 +26,7 @@ extension Command {
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
+            A password may be up to \(InputLimits.describe(InputLimits.secretByteCount)); a longer one is refused.
 
             """,
         letters: "a:c:C:D:G:j:l:s:p?w?X:UAT:", secrets: "pwX")
@@ -57,6 +58,7 @@ extension Command {
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
+            A password may be up to \(InputLimits.describe(InputLimits.secretByteCount)); a longer one is refused.
 
             """,
         letters: "a:c:C:d:D:j:l:p:P:r:s:t:w?X:UAT:", secrets: "wX")
@@ -71,16 +73,16 @@ extension Command {
                 long: [
                     .init(name: ItemOptions.accessGroup, takesValue: true),
                     .init(name: ItemOptions.accessibility, takesValue: true),
-                ], secrets: secrets)
+                ], secrets: secrets, repeatable: "T")
         ) { arguments, session throws(ToolFailure) in
             var item = try Item.new(from: arguments)
             let location = try KeychainLocation.single(arguments.positionals)
-            if let group = arguments.value(long: ItemOptions.accessGroup) {
+            if let group = try ItemOptions.accessGroupValue(arguments) {
                 item.accessGroup = group
             } else {
                 item.accessGroup = try session.keychains.defaultAccessGroup()
             }
-            var secret = try NewItemPassword.read(arguments, session)
+            var secret = try NewItemPassword.read(arguments, session, letters: secrets)
             defer { secret.resetBytes(in: 0..<secret.count) }
             let context =
                 Item.self == GenericPassword.self

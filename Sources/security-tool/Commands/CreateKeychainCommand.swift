@@ -25,8 +25,9 @@ extension Command {
                 prompt: "password for new keychain: ", retypePrompt: "retype password for new keychain: ")
         }
         defer { SecretReader.zero(&password) }
+        let passcode = try SecretReader.text(of: password, "password for the new keychain")
         for location in locations {
-            try create(location, passcode: password, session)
+            try create(location, passcode: passcode, session)
         }
         return 0
     }
@@ -52,7 +53,7 @@ extension Command {
 
     /// Creates the keychain and sets its passcode; on failure removes what was created.
     private static func create(
-        _ location: KeychainLocation, passcode: [UInt8], _ session: ToolSession
+        _ location: KeychainLocation, passcode: String, _ session: ToolSession
     ) throws(ToolFailure) {
         let context = "SecKeychainCreate \(location.name(or: "<default>"))"
         if location.directory.deletingLastPathComponent().path == KeychainLocation.namedKeychains.path {
@@ -86,11 +87,11 @@ extension Command {
 
     /// Opens a new keychain (so its directory, device key and database exist) and sets its passcode; returns what
     /// failed, if anything.
-    private static func setUp(_ keychain: Keychain, passcode: [UInt8]) -> KeychainError? {
+    private static func setUp(_ keychain: Keychain, passcode: String) -> KeychainError? {
         do throws(KeychainError) {
             _ = try keychain.keybagState()
             if !passcode.isEmpty {
-                try keychain.setPasscode(String(decoding: passcode, as: UTF8.self))
+                try keychain.setPasscode(passcode)
             }
             return nil
         } catch {

@@ -51,7 +51,12 @@ extension Command {
             return
         }
         session.console.print(ItemOutput.block(item, in: location))
-        if let secret { session.console.print("data:\n" + PrintBuffer.format(secret)) }
+        if let secret {
+            session.console.print { text in
+                text.append(contentsOf: "data:\n".utf8)
+                PrintBuffer.append(secret, to: text)
+            }
+        }
     }
 }
 

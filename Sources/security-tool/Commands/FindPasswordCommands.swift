@@ -87,10 +87,15 @@ extension Command {
                 : ItemOutput.json(item, in: location, secret: secret)
             session.console.print(object.text)
         } else if onlyPassword, let secret {
-            session.console.print(PrintBuffer.passwordOnly(secret))
+            PrintBuffer.writePasswordOnly(secret, to: session.console)
         } else {
             ItemOutput.print(item, in: location, json: false, session.console)
-            if let secret { session.console.printError("password: " + PrintBuffer.format(secret)) }
+            if let secret {
+                session.console.printError { line in
+                    line.append(contentsOf: "password: ".utf8)
+                    PrintBuffer.append(secret, to: line)
+                }
+            }
         }
     }
 }

@@ -33,8 +33,8 @@ extension Command {
             try secrets.newSecret(prompt: "New Password: ", retypePrompt: "Retype New Password: ")
         }
         defer { SecretReader.zero(&new) }
-        let oldText = String(decoding: old, as: UTF8.self)
-        let newText = String(decoding: new, as: UTF8.self)
+        let oldText = try SecretReader.text(of: old, "old password")
+        let newText = try SecretReader.text(of: new, "new password")
         do throws(KeychainError) {
             switch (hasPasscode, new.isEmpty) {
             case (false, true): break  // no passcode, and none wanted

@@ -26,8 +26,9 @@ extension Command {
             try secrets.secret(prompt: "password to unlock \(location.name(or: "default")): ")
         }
         defer { SecretReader.zero(&passcode) }
+        let text = try SecretReader.text(of: passcode, "password to unlock the keychain")
         do throws(KeychainError) {
-            try keychain.unlock(passcode: String(decoding: passcode, as: UTF8.self))
+            try keychain.unlock(passcode: text)
         } catch {
             throw .keychain(error, context)
         }

@@ -18,7 +18,7 @@ extension GenericPassword: PasswordItemOptions {
     static func criteria(from arguments: ParsedArguments) throws(ToolFailure) -> ItemCriteria<GenericPassword> {
         let query = Query(
             account: arguments.value("a"), service: arguments.value("s"), label: arguments.value("l"),
-            accessGroup: arguments.value(long: ItemOptions.accessGroup), synchronizable: nil)
+            accessGroup: try ItemOptions.accessGroupValue(arguments), synchronizable: nil)
         var checks: [(GenericPassword) -> Bool] = []
         if let generic = arguments.value("G").map({ Data($0.utf8) }) { checks.append { $0.generic == generic } }
         return try ItemCriteria(

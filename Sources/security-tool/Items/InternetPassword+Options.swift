@@ -24,7 +24,7 @@ extension InternetPassword: PasswordItemOptions {
             protocol: try ItemOptions.fourCharacterText(arguments, "r").map(InternetProtocol.init(rawValue:)),
             authenticationType: try ItemOptions.fourCharacterText(arguments, "t").map(AuthenticationType.init),
             port: try ItemOptions.port(arguments), path: arguments.value("p"), securityDomain: arguments.value("d"),
-            label: arguments.value("l"), accessGroup: arguments.value(long: ItemOptions.accessGroup),
+            label: arguments.value("l"), accessGroup: try ItemOptions.accessGroupValue(arguments),
             synchronizable: nil)
         let given = "asrtPpd".contains { arguments.has($0) }
         return try ItemCriteria(query: query, classChecks: [], hasClassCriteria: given, arguments: arguments)

@@ -14,6 +14,14 @@ enum ItemOptions {
     /// `--accessibility class`: when a new item can be read (`ak`, `ck`, … or `whenUnlocked`, …).
     static let accessibility = "accessibility"
 
+    /// `--access-group group`, or `nil` when absent. An empty group names no group: a usage error, rather than an
+    /// item no caller could be entitled to, or a search that can match nothing.
+    static func accessGroupValue(_ arguments: ParsedArguments) throws(ToolFailure) -> String? {
+        guard let group = arguments.value(long: accessGroup) else { return nil }
+        guard !group.isEmpty else { throw .usage("--\(accessGroup) needs a group name, not an empty one") }
+        return group
+    }
+
     /// A four-character code option (`-c`, `-C`, `-r`, `-t`) as a number, or `nil` when absent. macOS requires
     /// exactly four characters, and so do we.
     static func fourCharacterCode(_ arguments: ParsedArguments, _ letter: Character) throws(ToolFailure) -> UInt32? {

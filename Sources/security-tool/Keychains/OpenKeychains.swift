@@ -93,10 +93,17 @@ final class OpenKeychains {
                     "the keychain \(location.path) is locked and there is no terminal to ask for its passcode; unlock it with unlock-keychain earlier in the same `security -i` session"
             )
         }
-        guard var passcode = terminal.readSecret(prompt: "password to unlock \(location.name(or: "default")): ") else {
+        let line = terminal.readSecret(prompt: "password to unlock \(location.name(or: "default")): ")
+        guard case .line(var passcode) = line else {
+            if case .tooLong(let count) = line {
+                throw KeychainError(status: Status.param, message: "the passcode typed is \(count) bytes, too long")
+            }
             throw KeychainError(status: Status.userCanceled, message: "no passcode was typed")
         }
         defer { SecretReader.zero(&passcode) }
-        try keychain.unlock(passcode: String(decoding: passcode, as: UTF8.self))
+        guard let text = String(validating: passcode, as: UTF8.self) else {
+            throw KeychainError(status: Status.param, message: "the passcode typed is not valid UTF-8")
+        }
+        try keychain.unlock(passcode: text)
     }
 }

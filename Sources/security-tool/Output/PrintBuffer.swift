@@ -1,3 +1,5 @@
+import Foundation
+
 /// How macOS's tool prints a byte string (its `print_buffer`), so attribute lines read as they do on a Mac:
 ///
 /// | bytes | printed |
@@ -9,42 +11,64 @@
 enum PrintBuffer {
     /// The bytes as macOS's tool prints them.
     static func format(_ bytes: some Collection<UInt8>) -> String {
+        let text = ZeroingBuffer()
+        append(bytes, to: text)
+        return String(decoding: text.bytes, as: UTF8.self)
+    }
+
+    /// Appends the bytes as macOS's tool prints them to `text`, a byte at a time: a secret (`-g`, `dump-keychain
+    /// -d`) is formatted straight into a zeroed buffer, with no string copy left behind.
+    static func append(_ bytes: some Collection<UInt8>, to text: ZeroingBuffer) {
         var hasText = false
         var hasBinary = false
         for byte in bytes {
             if isPlain(byte) { hasText = true } else { hasBinary = true }
         }
-        var result = ""
         if hasBinary {
-            result += "0x" + uppercaseHex(bytes) + (hasText ? "  " : " ")
+            text.append(contentsOf: "0x".utf8)
+            for byte in bytes {
+                text.append(hexDigit(byte >> 4, uppercase: true))
+                text.append(hexDigit(byte & 0xF, uppercase: true))
+            }
+            text.append(contentsOf: (hasText ? "  " : " ").utf8)
         }
         if hasText {
-            result += "\""
+            text.append(UInt8(ascii: "\""))
             for byte in bytes {
                 if isPlain(byte) {
-                    result.unicodeScalars.append(Unicode.Scalar(byte))
+                    text.append(byte)
                 } else {
-                    let octal = String(byte, radix: 8)
-                    result += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
+                    text.append(UInt8(ascii: "\\"))
+                    for shift: UInt8 in [6, 3, 0] { text.append(UInt8(ascii: "0") + ((byte >> shift) & 7)) }
                 }
             }
-            result += "\""
+            text.append(UInt8(ascii: "\""))
         }
-        return result
     }
 
-    /// A password as `-w` prints it: as is when every byte is printable (`isprint`, space and backslash
-    /// included), otherwise the whole value in lowercase hex without a prefix.
-    static func passwordOnly(_ bytes: some Collection<UInt8>) -> String {
-        if bytes.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) {
-            return String(decoding: bytes, as: UTF8.self)
+    /// Writes a password and a newline as `-w` prints it: as is when every byte is printable (`isprint`, space and
+    /// backslash included), otherwise the whole value in lowercase hex without a prefix. The text goes straight
+    /// into the console's zeroed buffer, through a scratch buffer zeroed after use: no string copy of the password
+    /// is left behind.
+    static func writePasswordOnly(_ secret: Data, to console: Console) {
+        if secret.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) {
+            secret.withUnsafeBytes { console.write($0) }
+        } else {
+            var scratch = [UInt8](repeating: 0, count: 8192)
+            defer { SecretReader.zero(&scratch) }
+            var used = 0
+            for byte in secret {
+                scratch[used] = hexDigit(byte >> 4, uppercase: false)
+                scratch[used + 1] = hexDigit(byte & 0xF, uppercase: false)
+                used += 2
+                if used == scratch.count {
+                    scratch.withUnsafeBytes { console.write($0) }
+                    used = 0
+                }
+            }
+            scratch.withUnsafeBytes { console.write(UnsafeRawBufferPointer(rebasing: $0[..<used])) }
         }
-        return bytes.map { hexDigits($0, uppercase: false) }.joined()
-    }
-
-    /// Uppercase hex, two digits a byte.
-    static func uppercaseHex(_ bytes: some Collection<UInt8>) -> String {
-        bytes.map { hexDigits($0, uppercase: true) }.joined()
+        console.write(CollectionOfOne(UInt8(ascii: "\n")))
     }
 
     /// Printable ASCII other than the backslash, which macOS escapes.
@@ -52,8 +76,7 @@ enum PrintBuffer {
         byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "\\")
     }
 
-    private static func hexDigits(_ byte: UInt8, uppercase: Bool) -> String {
-        let digits = String(byte, radix: 16, uppercase: uppercase)
-        return digits.count == 1 ? "0" + digits : digits
+    private static func hexDigit(_ value: UInt8, uppercase: Bool) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
     }
 }

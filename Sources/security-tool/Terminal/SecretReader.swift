@@ -1,8 +1,13 @@
+import CSystem
 import Foundation
 
 /// Where the secrets a verb needs come from, so none has to travel in argv: the terminal, without echo, when
 /// standard input is one; otherwise a line of standard input (without its newline). In an interactive session fed
 /// by a pipe, that is the session's next line.
+///
+/// A secret is bytes, taken as they are (UTF-8 or not), up to ``InputLimits/secretByteCount``; a longer line is
+/// refused whole (`errSecParam`), never shortened. Passcodes are text: ``text(of:_:)`` refuses one that is not
+/// UTF-8 rather than repair it into another passcode.
 struct SecretReader {
     /// The session's standard input.
     let input: StandardInput
@@ -17,10 +22,13 @@ struct SecretReader {
     func newSecret(prompt: String, retypePrompt: String) throws(ToolFailure) -> [UInt8] {
         guard input.isTerminal, let terminal = TerminalDevice.open() else { return try secretFromInput(prompt) }
         for _ in 0..<Self.attempts {
-            guard var first = terminal.readSecret(prompt: prompt) else { throw Self.ended(prompt) }
-            guard var second = terminal.readSecret(prompt: retypePrompt) else {
+            var first = try Self.accept(terminal.readSecret(prompt: prompt), prompt)
+            var second: [UInt8]
+            do throws(ToolFailure) {
+                second = try Self.accept(terminal.readSecret(prompt: retypePrompt), retypePrompt)
+            } catch {
                 Self.zero(&first)
-                throw Self.ended(retypePrompt)
+                throw error
             }
             defer { Self.zero(&second) }
             if first == second { return first }
@@ -33,8 +41,7 @@ struct SecretReader {
     /// A secret asked once (a passcode to unlock with, a current passcode). The caller zeroes it.
     func secret(prompt: String) throws(ToolFailure) -> [UInt8] {
         guard input.isTerminal, let terminal = TerminalDevice.open() else { return try secretFromInput(prompt) }
-        guard let secret = terminal.readSecret(prompt: prompt) else { throw Self.ended(prompt) }
-        return secret
+        return try Self.accept(terminal.readSecret(prompt: prompt), prompt)
     }
 
     /// The bytes of a secret an option gave (`-p password`), else those `ask` reads. The caller zeroes them.
@@ -45,9 +52,21 @@ struct SecretReader {
         return try ask(self)
     }
 
-    /// Overwrites a secret's bytes.
+    /// A passcode's bytes as the text the keychain takes. Bytes that are not UTF-8 are refused (`errSecParam`):
+    /// repaired, two different passcodes would become one.
+    static func text(of secret: [UInt8], _ what: String) throws(ToolFailure) -> String {
+        guard let text = String(validating: secret, as: UTF8.self) else {
+            throw .failed(
+                status: Status.param,
+                message: "the \(what) is not valid UTF-8: a keychain password is text; nothing was changed")
+        }
+        return text
+    }
+
+    /// Overwrites a secret's bytes, in a way the compiler cannot drop. The storage is zeroed in place even when
+    /// another value shares it (a copy-on-write would zero a fresh copy and leave the secret where it was).
     static func zero(_ bytes: inout [UInt8]) {
-        for index in bytes.indices { bytes[index] = 0 }
+        bytes.withUnsafeBufferPointer { ck_zero(UnsafeMutableRawPointer(mutating: $0.baseAddress), $0.count) }
     }
 
     /// Overwrites a secret's bytes, if there is a secret.
@@ -57,15 +76,23 @@ struct SecretReader {
     }
 
     private func secretFromInput(_ prompt: String) throws(ToolFailure) -> [UInt8] {
-        guard let line = input.readLine() else {
+        switch input.readLine(limit: InputLimits.secretByteCount) {
+        case nil:
             throw .failed(
                 status: 1, message: "standard input ended where \"\(Self.subject(of: prompt))\" should have been")
+        case .line(let line): return line
+        case .tooLong(let count):
+            throw InputLimits.tooLong("the \(Self.subject(of: prompt)) on standard input", byteCount: count)
         }
-        return line
     }
 
-    private static func ended(_ prompt: String) -> ToolFailure {
-        .failed(status: 1, message: "no \(subject(of: prompt)) was typed")
+    /// The bytes of a line typed at a prompt, or why there are none.
+    static func accept(_ line: StandardInput.Line?, _ prompt: String) throws(ToolFailure) -> [UInt8] {
+        switch line {
+        case nil: throw .failed(status: 1, message: "no \(subject(of: prompt)) was typed")
+        case .line(let line): return line
+        case .tooLong(let count): throw InputLimits.tooLong("the \(subject(of: prompt)) typed", byteCount: count)
+        }
     }
 
     /// `password for new keychain` for a prompt `password for new keychain: `.

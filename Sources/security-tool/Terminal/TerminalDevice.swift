@@ -21,9 +21,10 @@ final class TerminalDevice {
     }
 
     /// Turns echo off, writes `prompt` and reads a line, as `getpass` does; `nil` when the terminal ends the input
-    /// (Control-D) or cannot be read. Echo comes back on afterwards, also when a signal ends the process meanwhile.
-    /// The caller zeroes the returned bytes.
-    func readSecret(prompt: String) -> [UInt8]? {
+    /// (Control-D) or cannot be read. A line longer than ``InputLimits/secretByteCount`` is read to its end and
+    /// refused whole. Echo comes back on afterwards, also when a signal ends the process meanwhile. The caller
+    /// zeroes the returned bytes.
+    func readSecret(prompt: String) -> StandardInput.Line? {
         var original = termios()
         guard tcgetattr(descriptor, &original) == 0 else { return nil }
         var silent = original
@@ -33,26 +34,33 @@ final class TerminalDevice {
         // echoed, nor discarded by the flush that comes with the change.
         tcsetattr(descriptor, TCSAFLUSH, &silent)
         Console.writeAll(Array(prompt.utf8), to: descriptor)
-        let line = readLine()
+        let line = readLine(limit: InputLimits.secretByteCount)
         tcsetattr(descriptor, TCSAFLUSH, &original)
         EchoRestorer.uninstall()
         Console.writeAll([UInt8(ascii: "\n")], to: descriptor)
         return line
     }
 
-    /// Reads up to a newline; `nil` at the end of input with nothing read.
-    private func readLine() -> [UInt8]? {
-        var line: [UInt8] = []
+    /// Reads up to a newline, a byte at a time (nothing after the newline is taken from the terminal); `nil` at the
+    /// end of input with nothing read.
+    private func readLine(limit: Int) -> StandardInput.Line? {
+        let line = ZeroingBuffer()
+        var length = 0
         var byte: UInt8 = 0
-        while line.count < StandardInput.maximumLineLength {
+        defer { byte = 0 }
+        while true {
             let count = read(descriptor, &byte, 1)
             if count < 0, errno == EINTR { continue }
-            guard count == 1 else { return line.isEmpty ? nil : line }
+            guard count == 1 else {
+                if length == 0 { return nil }
+                break
+            }
             if byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
+            length += 1
+            if length <= limit { line.append(byte) }
         }
-        byte = 0
-        return line
+        guard length <= limit else { return .tooLong(byteCount: length) }
+        return .line(Array(line.bytes))
     }
 }
 

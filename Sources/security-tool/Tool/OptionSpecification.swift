@@ -29,15 +29,20 @@ struct OptionSpecification: Sendable {
     let longOptions: [LongOption]
     /// The options whose values are secrets: `-v` shows them as `"<secret>"`.
     let secretLetters: String
+    /// The options that take a value and may be given more than once (macOS's `-T appPath`). Any other option
+    /// that takes a value, given twice, is a usage error: the tool never silently picks one of two values.
+    let repeatableLetters: String
     /// Whether options may follow positional arguments (GNU style). `false` for verbs whose arguments may begin
     /// with a dash, such as `error -25300`: every argument is then positional.
     let parsesOptions: Bool
 
-    /// Options from a `getopt` string, long options and the letters whose values are secrets.
-    init(_ letters: String, long: [LongOption] = [], secrets: String = "") {
+    /// Options from a `getopt` string, long options, the letters whose values are secrets and those that may be
+    /// repeated.
+    init(_ letters: String, long: [LongOption] = [], secrets: String = "", repeatable: String = "") {
         self.letters = letters
         self.longOptions = long
         self.secretLetters = secrets
+        self.repeatableLetters = repeatable
         self.parsesOptions = true
     }
 
@@ -45,6 +50,7 @@ struct OptionSpecification: Sendable {
         letters = ""
         longOptions = []
         secretLetters = ""
+        repeatableLetters = ""
         parsesOptions = false
     }
 

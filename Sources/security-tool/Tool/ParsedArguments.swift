@@ -11,7 +11,8 @@ struct ParsedArguments {
     /// The arguments as `-v` echoes them: secrets replaced by `<secret>`.
     private(set) var echoed: [String] = []
 
-    /// Parses `arguments` by `specification`. Throws a usage failure that names the offending option.
+    /// Parses `arguments` by `specification`. Throws a usage failure that names the offending option: an unknown
+    /// one, one without its value, or one that takes a value given twice (unless the specification lets it repeat).
     init(_ arguments: [String], specification: OptionSpecification) throws(ToolFailure) {
         guard specification.parsesOptions else {
             positionals = arguments
@@ -67,6 +68,9 @@ struct ParsedArguments {
             echoed.append(argument)
             return
         }
+        guard !longValues.contains(where: { $0.name == name }) else {
+            throw .usage("option --\(name) is given twice: give it once")
+        }
         if let attached {
             longValues.append((name, attached))
             echoed.append(argument)
@@ -92,6 +96,9 @@ struct ParsedArguments {
             if kind == .flag {
                 values.append((letter, ""))
                 continue
+            }
+            guard specification.repeatableLetters.contains(letter) || !has(letter) else {
+                throw .usage("option -\(letter) is given twice: give it once")
             }
             let isSecret = specification.secretLetters.contains(letter)
             if !letters.isEmpty {

@@ -4,14 +4,40 @@
 /// The result of a verb is its exit status: 0, 1 for a failure without an `OSStatus`, 2 for a usage error, or the
 /// low byte of an `OSStatus` (44 for a missing item, 45 for a duplicate, 36 when the keychain is locked and cannot
 /// ask for its passcode), as macOS's tool exits.
+///
+/// Arguments are text: one that is not UTF-8 is a usage error naming it, never repaired into another name (two
+/// account names would become one item). Output that cannot be written makes the result non-zero, with a message.
 enum SecurityTool {
+    /// Runs the tool with the arguments after the program name, as the bytes the process was given; returns the
+    /// process's exit status.
+    static func run(rawArguments: [[UInt8]]) -> Int32 {
+        var arguments: [String] = []
+        for (index, bytes) in rawArguments.enumerated() {
+            guard let argument = String(validating: bytes, as: UTF8.self) else {
+                let session = ToolSession()
+                let option = index > 0 ? String(validating: rawArguments[index - 1], as: UTF8.self) : nil
+                let role = option.map { $0.hasPrefix("-") ? ", the value of \($0)," : ", after \"\($0)\"," } ?? ""
+                session.console.printError(
+                    "security: argument \(index + 1) \(PrintBuffer.format(bytes))\(role) is not valid UTF-8: names, "
+                        + "attributes and paths are text (give a binary password as -X hex, or on standard input)")
+                return session.console.finish(2)
+            }
+            arguments.append(argument)
+        }
+        return run(arguments: arguments)
+    }
+
     /// Runs the tool with the arguments after the program name; returns the process's exit status.
     static func run(arguments: [String]) -> Int32 {
         let session = ToolSession()
-        defer { session.console.flush() }
-        var arguments = arguments[...]
+        return session.console.finish(run(arguments: arguments[...], in: session))
+    }
+
+    private static func run(arguments: ArraySlice<String>, in session: ToolSession) -> Int32 {
+        var arguments = arguments
         var isInteractive = false
         var prompt = "security> "
+        var isPromptGiven = false
         while let option = arguments.first, option.hasPrefix("-"), option.count > 1, option != "--" {
             arguments.removeFirst()
             var letters = option.dropFirst()
@@ -24,6 +50,11 @@ enum SecurityTool {
                     let value = letters.isEmpty ? arguments.popFirst() : String(letters)
                     letters = ""
                     guard let value else { return globalUsage(session) }
+                    guard !isPromptGiven else {
+                        session.console.printError("security: option -p is given twice: give it once")
+                        return globalUsage(session)
+                    }
+                    isPromptGiven = true
                     prompt = value
                     isInteractive = true
                 case "q": session.isQuiet = true
@@ -72,7 +103,7 @@ enum SecurityTool {
         session.console.print(
             """
             Usage: security [-h] [-i] [-l] [-p prompt] [-q] [-v] [command] [opt ...]
-                -i    Run in interactive mode.
+                -i    Run in interactive mode (lines up to \(InputLimits.describe(InputLimits.sessionLineByteCount))).
                 -l    Accepted for compatibility (macOS runs leaks); does nothing.
                 -p    Set the prompt to "prompt" (implies -i).
                 -q    Be less verbose.

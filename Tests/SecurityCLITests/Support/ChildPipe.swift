@@ -33,8 +33,10 @@ final class ChildPipe: @unchecked Sendable {
         writing = -1
     }
 
-    /// Writes everything, then closes the writing end (the reader sees the end of input).
+    /// Writes everything, then closes the writing end (the reader sees the end of input). A child that exits
+    /// before reading it all ends the write (`EPIPE`; SIGPIPE is ignored in the test process, never in a child).
     func writeAll(_ bytes: [UInt8]) {
+        signal(SIGPIPE, SIG_IGN)
         var offset = 0
         while offset < bytes.count {
             let count = bytes[offset...].withUnsafeBytes { write(writing, $0.baseAddress, $0.count) }

@@ -29,27 +29,44 @@ struct SecurityProcess {
     /// The executable's path.
     static var executable: String { BuiltExecutable.named("security").path }
 
+    /// What a run produced, as bytes.
+    struct RawResult {
+        /// The exit status (the low byte of the tool's result).
+        let status: Int32
+        /// Standard output.
+        let output: [UInt8]
+        /// Standard error.
+        let errors: String
+    }
+
     /// Runs `security arguments…` with `input` on standard input; returns its status and output.
     func run(_ arguments: [String], input: String = "") throws -> Result {
+        let result = try run(bytes: arguments.map { Array($0.utf8) }, input: Array(input.utf8))
+        return Result(
+            status: result.status, output: String(decoding: result.output, as: UTF8.self), errors: result.errors)
+    }
+
+    /// Runs `security arguments…` with arguments and standard input given as bytes (neither need be UTF-8).
+    /// `standardOutput`, when given, is the child's standard output instead of a pipe (negative: closed); the
+    /// result's output is then empty.
+    func run(bytes arguments: [[UInt8]], input: [UInt8], standardOutput: Int32? = nil) throws -> RawResult {
         let stdin = try ChildPipe()
         let stdout = try ChildPipe()
         let stderr = try ChildPipe()
         let child = try Spawn.start(
-            Self.executable, arguments, environment: processEnvironment,
-            descriptors: [stdin.reading, stdout.writing, stderr.writing], controllingTerminal: nil)
+            Self.executable, bytes: arguments, environment: processEnvironment,
+            descriptors: [stdin.reading, standardOutput ?? stdout.writing, stderr.writing], controllingTerminal: nil)
         stdin.closeReading()
         stdout.closeWriting()
         stderr.closeWriting()
         // Write and read on separate threads: a large output must not block the child while we still write.
-        let writer = Thread { stdin.writeAll(Array(input.utf8)) }
+        let writer = Thread { stdin.writeAll(input) }
         writer.start()
         let errorsReader = PipeReader(stderr)
         let output = stdout.readAll()
         let errors = errorsReader.wait()
         let status = try Spawn.wait(child)
-        return Result(
-            status: status, output: String(decoding: output, as: UTF8.self),
-            errors: String(decoding: errors, as: UTF8.self))
+        return RawResult(status: status, output: output, errors: String(decoding: errors, as: UTF8.self))
     }
 
     /// The environment of a run: this process's, with `KEYCHAIN_HOME` pointing at the test's directory.

@@ -21,11 +21,26 @@ enum Spawn {
         _ path: String, _ arguments: [String], environment: [String: String], descriptors: [Int32],
         controllingTerminal: String?
     ) throws -> pid_t {
+        try start(
+            path, bytes: arguments.map { Array($0.utf8) }, environment: environment, descriptors: descriptors,
+            controllingTerminal: controllingTerminal)
+    }
+
+    /// Starts `path` as ``start(_:_:environment:descriptors:controllingTerminal:)`` does, with arguments given as
+    /// bytes (argv need not be UTF-8). A negative descriptor leaves that standard stream closed in the child.
+    static func start(
+        _ path: String, bytes arguments: [[UInt8]], environment: [String: String], descriptors: [Int32],
+        controllingTerminal: String?
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (target, source) in descriptors.enumerated() {
-            posix_spawn_file_actions_adddup2(&actions, source, Int32(target))
+            if source < 0 {
+                posix_spawn_file_actions_addclose(&actions, Int32(target))
+            } else {
+                posix_spawn_file_actions_adddup2(&actions, source, Int32(target))
+            }
         }
         // After the dup2s, so the descriptor it takes is no longer needed as a source.
         if let controllingTerminal {
@@ -45,10 +60,10 @@ enum Spawn {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(
             &attributes, setSessionFlag | Int16(POSIX_SPAWN_SETSIGMASK) | Int16(POSIX_SPAWN_SETSIGDEF))
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let argv = ([Array(path.utf8)] + arguments).map(Self.cString) + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
+            argv.forEach { $0?.deallocate() }
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
@@ -57,6 +72,14 @@ enum Spawn {
             throw SpawnError(message: "cannot start \(path): \(String(cString: strerror(status)))")
         }
         return pid
+    }
+
+    /// A `malloc`ed, NUL-terminated copy of `bytes`, freed by the caller.
+    private static func cString(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+        copy[bytes.count] = 0
+        return copy
     }
 
     /// Waits for the child; returns its exit status, or throws when a signal ended it.

@@ -1,0 +1,33 @@
+// System calls Swift's Glibc module does not import (they need _GNU_SOURCE): process hardening, unnamed files,
+// and zeroing that the compiler cannot remove.
+#ifndef CSYSTEM_H
+#define CSYSTEM_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/// Makes the calling process leave no core dump: RLIMIT_CORE 0 (soft and hard) and PR_SET_DUMPABLE 0 (which also
+/// keeps other processes of the same user from tracing it or reading its memory). Returns 0, or -1 with errno set
+/// by the first call that failed (both are always attempted).
+int ck_disable_core_dumps(void);
+
+/// Whether the calling process is dumpable (prctl PR_GET_DUMPABLE): 1, 0, or -1 with errno.
+int ck_is_dumpable(void);
+
+/// Opens an unnamed regular file in `directory` (O_TMPFILE), for reading and writing, with `mode`; it vanishes
+/// when closed unless linked first. Returns the descriptor (close-on-exec), or -1 with errno (EOPNOTSUPP,
+/// EISDIR or EINVAL when the file system or kernel has no O_TMPFILE).
+int ck_open_unnamed(const char *directory, mode_t mode);
+
+/// Gives the unnamed file open as `descriptor` the name `path`, through /proc/self/fd (linkat with
+/// AT_SYMLINK_FOLLOW, which needs no capability). Fails with EEXIST when `path` exists. Returns 0 or -1 with errno.
+int ck_link_unnamed(int descriptor, const char *path);
+
+/// Overwrites `count` bytes at `bytes` with zeros, in a way the compiler may not drop as a dead store.
+void ck_zero(void *bytes, size_t count);
+
+/// Zeroes 64 KiB of the stack below the caller's frame: what dead frames left there (a secret copied through
+/// vector registers, which the dynamic linker's lazy binding saves on the stack) does not outlive the command.
+void ck_scrub_stack(void);
+
+#endif
