@@ -248,4 +248,46 @@ struct IntegrityTests {
         let report = try reopened.verify()
         #expect(report.damagedItems.contains { $0.persistentReference?.uuidBytes == columns.0 })
     }
+
+    @Test(
+        "Compaction keeps each item's latest record, sequences only increase across it, and a row put back stays refused"
+    )
+    func compactionKeepsWhatChecksNeed() throws {
+        let keychain = try TestKeychain()
+        for account in ["a", "b", "c", "d"] { try keychain.engine.addPassword(account, "1") }
+        let files = KeychainFiles(directory: keychain.directory.keychain)
+        let raw = try files.rawDatabase()
+        let (uuid, _, _) = try rowColumns(files, account: "a", in: keychain.engine)
+        let columns = "seq, mdat, wrapped_key, metadata, secret"
+        let old = try #require(
+            try raw.first("SELECT \(columns) FROM items WHERE uuid = ?", [.blob(uuid)]) { row in
+                [SQLValue.integer(row.integer(0)), .real(row.real(1))] + (2..<5).map { .blob(row.blob($0) ?? Data()) }
+            })
+        _ = try keychain.engine.delete(ItemQuery(itemClass: .genericPassword, attributes: genp("d")), for: app)
+        for round in 2...4 {
+            for account in ["a", "b"] {
+                _ = try keychain.engine.update(
+                    ItemQuery(itemClass: .genericPassword, attributes: genp(account)),
+                    with: ItemChanges(data: Data("\(round)".utf8)), for: app)
+            }
+        }
+        let before = try #require(
+            try raw.first("SELECT MAX(seq), count(*) FROM changes") { ($0.integer(0), $0.integer(1)) })
+        #expect(before.1 == 11)
+
+        try keychain.engine.compactChangeLog(keepingLast: 1)
+        let kept = try #require(try raw.first("SELECT count(*) FROM changes") { $0.integer(0) })
+        #expect(kept == 3, "one record for each of a, b and c; d's removal left no row")
+        #expect(try keychain.engine.verify().isSound)
+        let reopened = try keychain.reopen()
+        #expect(try reopened.password("a") == "4" && reopened.password("c") == "1")
+        try reopened.addPassword("e", "1")
+        let next = try #require(try raw.first("SELECT MAX(seq) FROM changes") { $0.integer(0) })
+        #expect(next == before.0 + 1, "a sequence is never reused after compaction")
+
+        let assignments = columns.split(separator: ", ").map { "\($0) = ?" }.joined(separator: ", ")
+        try raw.run("UPDATE items SET \(assignments) WHERE uuid = ?", old + [.blob(uuid)])
+        #expect(status { _ = try keychain.reopen().password("a") } == .decode, "its record was compacted away")
+        #expect(try !keychain.reopen().verify().isSound)
+    }
 }

@@ -29,6 +29,14 @@ extension Engine {
         }
     }
 
+    /// Compacts the change log now, keeping the last `window` changes whole (compaction otherwise runs by itself
+    /// every ``ChangeLog/compactionInterval`` changes, keeping ``ChangeLog/compactionWindow``).
+    func compactChangeLog(keepingLast window: Int64) throws(EngineError) {
+        try state.withLock { (state) throws(EngineError) in
+            try state.store.changeLog.compactNow(keepingLast: window)
+        }
+    }
+
     private static func checkStructure(_ state: EngineState, into report: inout VerificationReport) throws(EngineError)
     {
         var verdicts: [String] = []

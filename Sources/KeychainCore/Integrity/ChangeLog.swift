@@ -46,6 +46,8 @@ final class ChangeLog: WriteTransactionObserver {
     private let highWaterMark: HighWaterMark?
     /// The counter as the current write transaction advanced it; written just before `COMMIT`.
     private var pending: IntegrityCounter?
+    /// The counter's sequence when the current write transaction took it.
+    private var pendingStart: Int64 = 0
     /// Rows with a sequence at or below this were sealed before rows bound their sequence.
     let legacyCeiling: Int64
 
@@ -67,12 +69,20 @@ final class ChangeLog: WriteTransactionObserver {
 
     /// The next sequence number. Only inside a write transaction.
     func nextSequence() throws(EngineError) -> Int64 {
-        guard database.isInTransaction else { throw .internalError("a change was made outside a write transaction") }
-        var counter: IntegrityCounter
-        if let pending { counter = pending } else { counter = try IntegrityCounter.load(from: database, key: key) }
+        var counter = try takeCounter()
         counter.sequence += 1
         pending = counter
         return counter.sequence
+    }
+
+    /// The counter as this write transaction has it, read (and authenticated) when the transaction first needs it.
+    private func takeCounter() throws(EngineError) -> IntegrityCounter {
+        guard database.isInTransaction else { throw .internalError("a change was made outside a write transaction") }
+        if let pending { return pending }
+        let counter = try IntegrityCounter.load(from: database, key: key)
+        pendingStart = counter.sequence
+        pending = counter
+        return counter
     }
 
     /// Records a change (its sequence from ``nextSequence()``).
@@ -121,12 +131,52 @@ final class ChangeLog: WriteTransactionObserver {
     }
 
     func transactionWillCommit() throws(EngineError) {
-        try pending?.save(to: database, key: key)
+        guard var counter = pending else { return }
+        if counter.sequence / Self.compactionInterval != pendingStart / Self.compactionInterval {
+            try compact(&counter, keepingLast: Self.compactionWindow)
+            pending = counter
+        }
+        try counter.save(to: database, key: key)
     }
 
     func transactionDidEnd(committed: Bool) {
         if committed, let pending { highWaterMark?.raise(to: pending.sequence) }
         pending = nil
+    }
+
+    // MARK: Compaction
+
+    /// Every change after the last this many keeps its record, whatever compaction does.
+    static let compactionWindow: Int64 = 10_000
+    /// Compaction runs in the transaction that carries the counter past a multiple of this.
+    static let compactionInterval: Int64 = 1_000
+
+    /// Deletes the records older than the last `window` changes (at least one) that no check needs: those a later record of the
+    /// same item supersedes, and removals of items that left no row (a synchronizable item's tombstone keeps its
+    /// removal record, as its row's latest version). Every item keeps its latest record, so a row put back after
+    /// its record was compacted is still refused. Counted in the counter, which also moves its horizon.
+    func compact(_ counter: inout IntegrityCounter, keepingLast window: Int64) throws(EngineError) {
+        // The newest record always stays: the open-time check reads the counter's own record.
+        let horizon = counter.sequence - max(window, 1)
+        guard horizon > counter.horizon else { return }
+        let deleted = try database.run(
+            """
+            DELETE FROM changes WHERE seq <= ? AND (
+                EXISTS (SELECT 1 FROM changes AS later WHERE later.uuid = changes.uuid AND later.seq > changes.seq)
+                OR (kind = \(ChangeKind.removed.rawValue)
+                    AND NOT EXISTS (SELECT 1 FROM items WHERE items.uuid = changes.uuid)))
+            """, [.integer(horizon)])
+        counter.compacted += Int64(deleted)
+        counter.horizon = horizon
+    }
+
+    /// Compacts now, keeping the last `window` changes whole (for tests and tools).
+    func compactNow(keepingLast window: Int64) throws(EngineError) {
+        try database.writeTransaction { () throws(EngineError) in
+            var counter = try takeCounter()
+            try compact(&counter, keepingLast: window)
+            pending = counter
+        }
     }
 
     // MARK: Checking
@@ -140,12 +190,16 @@ final class ChangeLog: WriteTransactionObserver {
         try database.readTransaction { () throws(EngineError) in
             let counter = try IntegrityCounter.load(from: database, key: key)
             try Self.check(counter, against: mark, path: highWaterMark?.path)
-            let records = try database.first("SELECT count(*) FROM changes") { $0.integer(0) } ?? 0
-            guard records + counter.compacted == counter.sequence else {
+            // The newest record is the counter's (compaction keeps the last changes whole): a cut log, or a
+            // counter that does not belong to it, shows here at the cost of one index lookup. A record removed
+            // from the middle breaks the count that `verify()` checks.
+            let newest: Int64? =
+                try database.first("SELECT MAX(seq) FROM changes") { $0.isNull(0) ? nil : $0.integer(0) } ?? nil
+            guard newest == counter.sequence || (newest == nil && counter.sequence == counter.compacted) else {
                 throw EngineError(
                     .decode,
-                    "the keychain's change log has \(records) records where its counter expects "
-                        + "\(counter.sequence - counter.compacted): records were removed or the database was damaged")
+                    "the keychain's change log ends at \(newest ?? 0) where its counter is at \(counter.sequence): "
+                        + "records were removed or the database was damaged")
             }
         }
     }
@@ -202,8 +256,11 @@ final class ChangeLog: WriteTransactionObserver {
             try database.run(
                 "UPDATE changes SET mac = ? WHERE seq = ?", [.blob(try record.mac(key: key)), .integer(sequence)])
         }
-        let counter = try database.first("SELECT seq, compacted, legacy_ceiling FROM integrity WHERE id = 1") {
-            IntegrityCounter(sequence: $0.integer(0), compacted: $0.integer(1), legacyCeiling: $0.integer(2))
+        let counter = try database.first(
+            "SELECT seq, compacted, horizon, legacy_ceiling FROM integrity WHERE id = 1"
+        ) {
+            IntegrityCounter(
+                sequence: $0.integer(0), compacted: $0.integer(1), horizon: $0.integer(2), legacyCeiling: $0.integer(3))
         }
         guard let counter else { throw .internalError("the migration made no change counter") }
         try counter.save(to: database, key: key)

@@ -1,22 +1,28 @@
 import Foundation
 
 /// The database's change counter, sealed with a keyed hash: the sequence of the last change, how many sequence
-/// numbers have no change record (compacted away, or never recorded before the change log existed), and the last
-/// sequence written before rows bound their sequence into their associated data (the legacy ceiling).
+/// numbers have no change record (compacted away, or never recorded before the change log existed), the horizon
+/// (every change after it has its record), and the last sequence written before rows bound their sequence into
+/// their associated data (the legacy ceiling).
 ///
 /// One row (`integrity`, id 1), rewritten in the transaction of every change. An edited row fails its hash:
 /// ``load(from:key:)`` then throws `errSecDecode`.
 struct IntegrityCounter: Equatable {
     var sequence: Int64
     var compacted: Int64
+    var horizon: Int64
     var legacyCeiling: Int64
 
     /// Reads and authenticates the counter.
     static func load(from database: Database, key: SecretKey) throws(EngineError) -> IntegrityCounter {
-        let stored = try database.first("SELECT seq, compacted, legacy_ceiling, mac FROM integrity WHERE id = 1") {
+        let stored = try database.first(
+            "SELECT seq, compacted, horizon, legacy_ceiling, mac FROM integrity WHERE id = 1"
+        ) {
             (
-                IntegrityCounter(sequence: $0.integer(0), compacted: $0.integer(1), legacyCeiling: $0.integer(2)),
-                $0.blob(3)
+                IntegrityCounter(
+                    sequence: $0.integer(0), compacted: $0.integer(1), horizon: $0.integer(2),
+                    legacyCeiling: $0.integer(3)),
+                $0.blob(4)
             )
         }
         guard let (counter, mac) = stored else {
@@ -31,14 +37,18 @@ struct IntegrityCounter: Equatable {
     /// Writes the counter with its hash (inside the caller's write transaction).
     func save(to database: Database, key: SecretKey) throws(EngineError) {
         try database.run(
-            "UPDATE integrity SET seq = ?, compacted = ?, legacy_ceiling = ?, mac = ? WHERE id = 1",
-            [.integer(sequence), .integer(compacted), .integer(legacyCeiling), .blob(try mac(key: key))])
+            "UPDATE integrity SET seq = ?, compacted = ?, horizon = ?, legacy_ceiling = ?, mac = ? WHERE id = 1",
+            [
+                .integer(sequence), .integer(compacted), .integer(horizon), .integer(legacyCeiling),
+                .blob(try mac(key: key)),
+            ])
     }
 
     private func mac(key: SecretKey) throws(EngineError) -> Data {
         var input: [UInt8] = Array("integrity1".utf8)
         input.appendLittleEndian(sequence)
         input.appendLittleEndian(compacted)
+        input.appendLittleEndian(horizon)
         input.appendLittleEndian(legacyCeiling)
         return try KeyedHash.hash(input, key: key, outputByteCount: 16)
     }

@@ -57,11 +57,13 @@ enum Schema {
             id INTEGER PRIMARY KEY CHECK (id = 1),
             seq INTEGER NOT NULL,
             compacted INTEGER NOT NULL,
+            horizon INTEGER NOT NULL,
             legacy_ceiling INTEGER NOT NULL,
             mac BLOB
         );
-        INSERT INTO integrity (id, seq, compacted, legacy_ceiling)
-            SELECT 1, IFNULL(MAX(seq), 0), IFNULL(MAX(seq), 0) - COUNT(*), IFNULL(MAX(seq), 0) FROM items;
+        INSERT INTO integrity (id, seq, compacted, horizon, legacy_ceiling)
+            SELECT 1, IFNULL(MAX(seq), 0), IFNULL(MAX(seq), 0) - COUNT(*), IFNULL(MAX(seq), 0), IFNULL(MAX(seq), 0)
+            FROM items;
         CREATE TABLE changes (
             seq INTEGER PRIMARY KEY,
             uuid BLOB NOT NULL,
