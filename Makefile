@@ -61,16 +61,30 @@ fuzz-files: bootstrap
 	$$($(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --show-bin-path)/fileprotection-fuzz \
 		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-corpus/files- fuzz-corpus/files
 
-# The Keychain module's DocC archive: public symbol graphs from `swift package dump-symbol-graph`, then the
-# toolchain's docc over the catalog.
+# The DocC archives of the Keychain, Security and FileProtection modules, each in .build/docs/<module>.doccarchive:
+# public symbol graphs from `swift package dump-symbol-graph` (with extension blocks, so FileProtection's extension
+# of `Data` is documented), then the toolchain's docc over each module's catalog, warnings as errors. The graphs are
+# dumped afresh, so a removed extension leaves no stale graph behind. `Security` exists only where Darwin does not
+# (Package.swift).
 DOCC ?= $(dir $(realpath $(shell command -v $(SWIFT))))docc
+DOC_MODULES := Keychain $(if $(filter Darwin,$(shell uname -s)),,Security) FileProtection
 docs: bootstrap
-	$(SWIFT) package dump-symbol-graph --minimum-access-level public >/dev/null
-	rm -rf .build/docs/symbol-graphs && mkdir -p .build/docs/symbol-graphs
-	cp $$($(SWIFT) build --show-bin-path)/../symbolgraph/Keychain.symbols.json .build/docs/symbol-graphs/
-	$(DOCC) convert Sources/Keychain/Keychain.docc --additional-symbol-graph-dir .build/docs/symbol-graphs \
-		--fallback-display-name Keychain --fallback-bundle-identifier swift-keychain.Keychain \
-		--warnings-as-errors --output-path .build/docs/Keychain.doccarchive
+	rm -rf "$$($(SWIFT) build --show-bin-path)/../symbolgraph"
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >/dev/null
+	rm -rf .build/docs/symbol-graphs
+	set -e; graphs="$$($(SWIFT) build --show-bin-path)/../symbolgraph"; \
+	for module in $(DOC_MODULES); do \
+		mkdir -p .build/docs/symbol-graphs/$$module; \
+		cp "$$graphs/$$module.symbols.json" .build/docs/symbol-graphs/$$module/; \
+		for extension in "$$graphs/$$module"@*.symbols.json; do \
+			if [ -e "$$extension" ]; then cp "$$extension" .build/docs/symbol-graphs/$$module/; fi; \
+		done; \
+		$(DOCC) convert Sources/$$module/$$module.docc \
+			--additional-symbol-graph-dir .build/docs/symbol-graphs/$$module \
+			--fallback-display-name $$module --fallback-bundle-identifier swift-keychain.$$module \
+			--warnings-as-errors --output-path .build/docs/$$module.doccarchive; \
+	done
+
 # libFuzzer on the four SecItem functions (Security) for FUZZ_SECONDS (default 10 minutes). The instrumented build
 # has its own scratch path so it does not replace the ordinary one; the corpus lives in fuzz-corpus/ (not in git).
 fuzz-security: bootstrap

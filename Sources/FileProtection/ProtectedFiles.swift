@@ -18,7 +18,7 @@ import KeychainCore
 /// ``FileProtectionError/decode`` and none of it is returned.
 ///
 /// A `ProtectedFiles` is a `Sendable` value; share it freely. Its lock state is that of its key store: pass the
-/// same ``Engine`` the rest of the process uses, so unlocking it unlocks the files too.
+/// same `Engine` the rest of the process uses, so unlocking it unlocks the files too.
 public struct ProtectedFiles: Sendable {
     /// The keybag the files' keys are wrapped by.
     public let keyStore: any FileKeyStore
@@ -28,7 +28,7 @@ public struct ProtectedFiles: Sendable {
     /// The chunk size of new files unless another is given: 64 KiB.
     public static let defaultChunkByteCount = 64 << 10
 
-    /// Protected files on `keyStore`'s keybag (an ``Engine``, opened by the caller).
+    /// Protected files on `keyStore`'s keybag (KeychainCore's `Engine`, opened by the caller).
     public init(keyStore: any FileKeyStore) {
         self.keyStore = keyStore
         self.chunkByteCount = Self.defaultChunkByteCount
@@ -48,7 +48,7 @@ public struct ProtectedFiles: Sendable {
     /// Protected files on the keychain in `directory`, or in the default directory (`$KEYCHAIN_HOME`, else
     /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`), created when missing.
     ///
-    /// The engine is the process's shared one for that directory (``Engine/shared(at:options:)``), so files and a
+    /// The engine is the process's shared one for that directory (`Engine.shared(at:options:)`), so files and a
     /// `Keychain` on the same directory share one lock state: unlocking either unlocks both.
     public init(directory: URL? = nil) throws(FileProtectionError) {
         let directory =
