@@ -54,7 +54,7 @@ struct KilledWriterTests {
             ])
             let target = Int.random(in: 1...40)
             var received = Data()
-            while StressProcess.completeLines(received).filter({ $0 == "A" }).count < target {
+            while StressProcess.completeLines(received).filter({ $0 == "A" || $0 == "N" }).count < target {
                 let chunk = output.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
                 received.append(chunk)
@@ -71,6 +71,9 @@ struct KilledWriterTests {
                     for (key, value) in write.effects { model[key] = value }
                     acknowledgedWrites += 1
                     inFlight = nil
+                } else if line == "N" {
+                    acknowledgedWrites += 1  // a batch refused whole: it changed nothing
+                    inFlight = nil
                 } else if line.hasPrefix("B ") {
                     inFlight = Write(line.dropFirst(2))
                 }
@@ -86,6 +89,7 @@ struct KilledWriterTests {
             }
             var keys = Set(model.keys)
             keys.formUnion((0..<50).map { "k\($0)" })
+            keys.formUnion((0..<30).flatMap { pool in (0..<3).map { "b\(pool)-\($0)" } })
             for key in keys {
                 let found = try engine.stressSecret(key)
                 #expect(

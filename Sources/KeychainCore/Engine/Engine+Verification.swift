@@ -55,10 +55,15 @@ extension Engine {
     ) throws(EngineError) -> [Data: (sequence: Int64, kind: ChangeKind?)] {
         let log = state.store.changeLog
         var counter: IntegrityCounter?
+        let newest = try log.newestSequence()
         do throws(EngineError) {
             let loaded = try log.counter()
             counter = loaded
-            try ChangeLog.check(loaded, against: mark, path: log.highWaterMarkPath)
+            try ChangeLog.check(newest, against: mark, path: log.highWaterMarkPath)
+            if newest < loaded.sequence {
+                report.problems.append(
+                    "the change log ends at \(newest), before its sealed counter (\(loaded.sequence))")
+            }
         } catch {
             report.problems.append(error.message)
         }
@@ -75,17 +80,17 @@ extension Engine {
                 modificationTime: row.real(7))
             let authentic = try log.authenticates(record, mac: row.blob(8))
             if kind == nil || !authentic { badRecords += 1 }
-            if let counter, record.sequence > counter.sequence { badRecords += 1 }
+            if record.sequence > newest { badRecords += 1 }
             if (latest[uuid]?.sequence ?? .min) < record.sequence { latest[uuid] = (record.sequence, kind) }
             return true
         }
         if badRecords > 0 {
-            report.problems.append("\(badRecords) change records fail authentication or lie beyond the counter")
+            report.problems.append("\(badRecords) change records fail authentication")
         }
-        if let counter, Int64(report.changeCount) + counter.compacted != counter.sequence {
+        if let counter, Int64(report.changeCount) + counter.compacted != newest {
             report.problems.append(
-                "the change log has \(report.changeCount) records where the counter expects "
-                    + "\(counter.sequence - counter.compacted)")
+                "the change log has \(report.changeCount) records where its newest sequence and the compacted count "
+                    + "make \(newest - counter.compacted)")
         }
         return latest
     }

@@ -44,9 +44,9 @@ final class ChangeLog: WriteTransactionObserver {
     private let database: Database
     private let key: SecretKey
     private let highWaterMark: HighWaterMark?
-    /// The counter as the current write transaction advanced it; written just before `COMMIT`.
-    private var pending: IntegrityCounter?
-    /// The counter's sequence when the current write transaction took it.
+    /// The last sequence the current write transaction took.
+    private var pendingSequence: Int64?
+    /// The newest sequence when the current write transaction took its first.
     private var pendingStart: Int64 = 0
     /// Rows with a sequence at or below this were sealed before rows bound their sequence.
     let legacyCeiling: Int64
@@ -68,21 +68,25 @@ final class ChangeLog: WriteTransactionObserver {
     // MARK: Writing
 
     /// The next sequence number. Only inside a write transaction.
+    ///
+    /// The newest change record holds the last sequence (compaction always keeps it), so the counter is read from
+    /// the log itself, in pages the write touches anyway, and needs no row of its own rewritten by every write.
     func nextSequence() throws(EngineError) -> Int64 {
-        var counter = try takeCounter()
-        counter.sequence += 1
-        pending = counter
-        return counter.sequence
+        guard database.isInTransaction else { throw .internalError("a change was made outside a write transaction") }
+        let last: Int64
+        if let pendingSequence {
+            last = pendingSequence
+        } else {
+            last = try newestSequence()
+            pendingStart = last
+        }
+        pendingSequence = last + 1
+        return last + 1
     }
 
-    /// The counter as this write transaction has it, read (and authenticated) when the transaction first needs it.
-    private func takeCounter() throws(EngineError) -> IntegrityCounter {
-        guard database.isInTransaction else { throw .internalError("a change was made outside a write transaction") }
-        if let pending { return pending }
-        let counter = try IntegrityCounter.load(from: database, key: key)
-        pendingStart = counter.sequence
-        pending = counter
-        return counter
+    /// The sequence of the newest change record (0 for an empty log).
+    func newestSequence() throws(EngineError) -> Int64 {
+        try database.first("SELECT MAX(seq) FROM changes") { $0.isNull(0) ? 0 : $0.integer(0) } ?? 0
     }
 
     /// Records a change (its sequence from ``nextSequence()``).
@@ -131,17 +135,17 @@ final class ChangeLog: WriteTransactionObserver {
     }
 
     func transactionWillCommit() throws(EngineError) {
-        guard var counter = pending else { return }
-        if counter.sequence / Self.compactionInterval != pendingStart / Self.compactionInterval {
-            try compact(&counter, keepingLast: Self.compactionWindow)
-            pending = counter
-        }
+        guard let last = pendingSequence, last / Self.compactionInterval != pendingStart / Self.compactionInterval
+        else { return }
+        var counter = try IntegrityCounter.load(from: database, key: key)
+        counter.sequence = last
+        try compact(&counter, keepingLast: Self.compactionWindow)
         try counter.save(to: database, key: key)
     }
 
     func transactionDidEnd(committed: Bool) {
-        if committed, let pending { highWaterMark?.raise(to: pending.sequence) }
-        pending = nil
+        if committed, let pendingSequence { highWaterMark?.raise(to: pendingSequence) }
+        pendingSequence = nil
     }
 
     // MARK: Compaction
@@ -173,9 +177,10 @@ final class ChangeLog: WriteTransactionObserver {
     /// Compacts now, keeping the last `window` changes whole (for tests and tools).
     func compactNow(keepingLast window: Int64) throws(EngineError) {
         try database.writeTransaction { () throws(EngineError) in
-            var counter = try takeCounter()
+            var counter = try IntegrityCounter.load(from: database, key: key)
+            counter.sequence = try newestSequence()
             try compact(&counter, keepingLast: window)
-            pending = counter
+            try counter.save(to: database, key: key)
         }
     }
 
@@ -184,32 +189,30 @@ final class ChangeLog: WriteTransactionObserver {
     /// Checks, before anything is served, that the database is not older than what it acknowledged: the counter
     /// authenticates, it is not below the high-water mark, and no change record is missing.
     func checkCurrent() throws(EngineError) {
-        // The mark first: another process raises it only after its commit is durable, so a counter read after it
-        // (in a snapshot taken later) is at least as high — unless the database lost changes.
+        // The mark first: another process raises it only after its commit is durable, so a log read after it (in a
+        // snapshot taken later) is at least as new — unless the database lost changes.
         let mark = try highWaterMark?.read()
         try database.readTransaction { () throws(EngineError) in
             let counter = try IntegrityCounter.load(from: database, key: key)
-            try Self.check(counter, against: mark, path: highWaterMark?.path)
-            // The newest record is the counter's (compaction keeps the last changes whole): a cut log, or a
-            // counter that does not belong to it, shows here at the cost of one index lookup. A record removed
-            // from the middle breaks the count that `verify()` checks.
-            let newest: Int64? =
-                try database.first("SELECT MAX(seq) FROM changes") { $0.isNull(0) ? nil : $0.integer(0) } ?? nil
-            guard newest == counter.sequence || (newest == nil && counter.sequence == counter.compacted) else {
+            let newest = try newestSequence()
+            try Self.check(newest, against: mark, path: highWaterMark?.path)
+            // The sealed counter is rewritten at each compaction, which never removes the newest record: a log
+            // that ends before it was cut. A record removed from the middle breaks the count `verify()` checks.
+            guard newest >= counter.sequence else {
                 throw EngineError(
                     .decode,
-                    "the keychain's change log ends at \(newest ?? 0) where its counter is at \(counter.sequence): "
+                    "the keychain's change log ends at \(newest), before its sealed counter (\(counter.sequence)): "
                         + "records were removed or the database was damaged")
             }
         }
     }
 
-    /// Throws when the counter is below the high-water mark `mark` (read before the counter).
-    static func check(_ counter: IntegrityCounter, against mark: Int64?, path: String?) throws(EngineError) {
-        guard let mark, mark > counter.sequence else { return }
+    /// Throws when the newest change is below the high-water mark `mark` (read before it).
+    static func check(_ newest: Int64, against mark: Int64?, path: String?) throws(EngineError) {
+        guard let mark, mark > newest else { return }
         throw EngineError(
             .decode,
-            "the keychain database is older than its last acknowledged change (\(counter.sequence) < \(mark)): its "
+            "the keychain database is older than its last acknowledged change (\(newest) < \(mark)): its "
                 + "WAL was damaged or the database was rolled back, so newer items would be missing or stale; "
                 + "`security verify-keychain` lists what is wrong, and removing \(path ?? "the high-water mark") "
                 + "accepts the database as it is now")

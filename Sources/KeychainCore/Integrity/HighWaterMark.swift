@@ -56,7 +56,7 @@ final class HighWaterMark {
         guard count == Self.byteCount, Array(bytes[0..<8]) == Self.magic else {
             throw damaged()
         }
-        let sequence = bytes[8..<16].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        let sequence = Self.sequence(in: bytes)
         guard KeyedHash.equal(Data(bytes[16..<32]), try Self.mac(sequence, key: key)) else { throw damaged() }
         return sequence
     }
@@ -67,9 +67,22 @@ final class HighWaterMark {
         guard writable, descriptor >= 0 else { return }
         guard flock(descriptor, LOCK_EX) == 0 else { return }
         defer { flock(descriptor, LOCK_UN) }
-        if let current = try? read(), current >= sequence { return }
+        if let current = storedSequence(), current >= sequence { return }
         guard var bytes = try? Self.encode(sequence, key: key) else { return }
         _ = bytes.withUnsafeMutableBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// The recorded sequence without checking its hash: enough to keep the mark from going down (a damaged file is
+    /// simply written over with a sound, higher mark).
+    private func storedSequence() -> Int64? {
+        var bytes = [UInt8](repeating: 0, count: Self.byteCount)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, Self.byteCount, 0) }
+        guard count == Self.byteCount, Array(bytes[0..<8]) == Self.magic else { return nil }
+        return Self.sequence(in: bytes)
+    }
+
+    private static func sequence(in bytes: [UInt8]) -> Int64 {
+        bytes[8..<16].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
     }
 
     private static func encode(_ sequence: Int64, key: SecretKey) throws(EngineError) -> [UInt8] {

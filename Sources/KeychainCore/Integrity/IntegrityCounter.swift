@@ -1,11 +1,12 @@
 import Foundation
 
-/// The database's change counter, sealed with a keyed hash: the sequence of the last change, how many sequence
-/// numbers have no change record (compacted away, or never recorded before the change log existed), the horizon
+/// The database's change counter, sealed with a keyed hash: the newest sequence when it was last written (at a
+/// compaction or the migration; the live counter is the newest change record's), how many sequence numbers have no
+/// change record (compacted away, or never recorded before the change log existed), the horizon
 /// (every change after it has its record), and the last sequence written before rows bound their sequence into
 /// their associated data (the legacy ceiling).
 ///
-/// One row (`integrity`, id 1), rewritten in the transaction of every change. An edited row fails its hash:
+/// One row (`integrity`, id 1), rewritten in the transaction of each compaction. An edited row fails its hash:
 /// ``load(from:key:)`` then throws `errSecDecode`.
 struct IntegrityCounter: Equatable {
     var sequence: Int64

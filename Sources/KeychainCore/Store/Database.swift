@@ -138,17 +138,18 @@ final class Database {
         _ begin: String, observed observer: WriteTransactionObserver? = nil, _ body: () throws(EngineError) -> Result
     ) throws(EngineError) -> Result {
         guard !isInTransaction else { return try body() }
-        try execute(begin)
+        // Prepared once, like every other statement: a write is often a one-row transaction.
+        try run(begin)
         isInTransaction = true
         defer { isInTransaction = false }
         do {
             let result = try body()
             try observer?.transactionWillCommit()
-            try execute("COMMIT")
+            try run("COMMIT")
             observer?.transactionDidEnd(committed: true)
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? run("ROLLBACK")
             observer?.transactionDidEnd(committed: false)
             throw error
         }
