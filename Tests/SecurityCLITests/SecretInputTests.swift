@@ -78,7 +78,7 @@ struct SecretInputTests {
         let home = try TestHome()
         let path = try home.makeLockedKeychain("kc", passcode: "1234")
         let session = try TerminalSession(["unlock-keychain", path], process: home.tool)
-        #expect(session.echoes)
+        #expect(session.echoedBeforeStart)
         try session.waitFor("password to unlock \(path): ")
         #expect(!session.echoes)
         session.interrupt()

@@ -16,6 +16,9 @@ final class TerminalSession {
     private var written: [UInt8] = []
     /// How much of it earlier waits have matched.
     private var matched = 0
+    /// Whether the terminal echoed before the tool started (read before the spawn: after it, the tool may
+    /// already have turned echo off for its prompt).
+    let echoedBeforeStart: Bool
 
     /// Starts `security arguments…` on a new terminal.
     init(_ arguments: [String], process: SecurityProcess) throws {
@@ -29,6 +32,9 @@ final class TerminalSession {
         let stdout = try ChildPipe()
         let stderr = try ChildPipe()
         self.master = master
+        var settings = termios()
+        tcgetattr(master, &settings)
+        echoedBeforeStart = settings.c_lflag & tcflag_t(ECHO) != 0
         child = try Spawn.start(
             SecurityProcess.executable, arguments, environment: process.processEnvironment,
             descriptors: [slave, stdout.writing, stderr.writing], controllingTerminal: path)
