@@ -45,8 +45,8 @@ extension Command {
             for problem in verification.problems { session.console.print("problem: \(problem)") }
             for item in verification.damagedItems { session.console.print("damaged: \(item.name): \(item.problem)") }
             session.console.print(
-                "\(verification.itemCount) items checked, \(verification.damagedItems.count) damaged, "
-                    + "\(verification.problems.count) keychain problems")
+                "\(counted(verification.itemCount, "item")) checked, \(verification.damagedItems.count) damaged, "
+                    + "\(counted(verification.problems.count, "keychain problem"))")
         }
         guard verification.isSound else {
             throw .failed(
@@ -54,4 +54,9 @@ extension Command {
         }
         return 0
     }
+}
+
+/// `1 item`, `2 items`.
+private func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
