@@ -1,5 +1,13 @@
 import Foundation
 
+/// An item's latest change record, as verification reads the log.
+private struct LatestChange {
+    var sequence: Int64
+    /// `nil` for a kind the engine does not write (damage).
+    var kind: ChangeKind?
+    var itemClass: ItemClass?
+}
+
 extension Engine {
     /// Checks the whole keychain: SQLite's page and index structure, the sealed change counter against the
     /// high-water mark and the change log, every change record's hash, and every row — its clear columns and
@@ -52,7 +60,7 @@ extension Engine {
     /// Checks the counter and the log; returns each item's latest change (by UUID bytes).
     private static func checkChangeLog(
         _ state: EngineState, mark: Int64?, into report: inout VerificationReport
-    ) throws(EngineError) -> [Data: (sequence: Int64, kind: ChangeKind?)] {
+    ) throws(EngineError) -> [Data: LatestChange] {
         let log = state.store.changeLog
         var counter: IntegrityCounter?
         let newest = try log.newestSequence()
@@ -67,21 +75,19 @@ extension Engine {
         } catch {
             report.problems.append(error.message)
         }
-        var latest: [Data: (sequence: Int64, kind: ChangeKind?)] = [:]
+        var latest: [Data: LatestChange] = [:]
         var badRecords = 0
-        try state.database.query("SELECT seq, kind, uuid, class, pdmn, sync, agrp, mdat, mac FROM changes") {
+        try state.database.query("SELECT \(ChangeRecord.columns), mac FROM changes") {
             (row: Row) throws(EngineError) -> Bool in
             report.changeCount += 1
             let kind = ChangeKind(rawValue: row.integer(1))
-            let uuid = row.blob(2) ?? Data()
-            let record = ChangeRecord(
-                sequence: row.integer(0), kind: kind ?? .added, uuid: uuid, itemClass: row.text(3),
-                protectionClass: row.text(4), synchronizable: row.integer(5) != 0, groupHash: row.blob(6) ?? Data(),
-                modificationTime: row.real(7))
+            let record = ChangeRecord(row)
             let authentic = try log.authenticates(record, mac: row.blob(8))
             if kind == nil || !authentic { badRecords += 1 }
-            if record.sequence > newest { badRecords += 1 }
-            if (latest[uuid]?.sequence ?? .min) < record.sequence { latest[uuid] = (record.sequence, kind) }
+            if (latest[record.uuid]?.sequence ?? .min) < record.sequence {
+                latest[record.uuid] = LatestChange(
+                    sequence: record.sequence, kind: kind, itemClass: ItemClass(rawValue: record.itemClass))
+            }
             return true
         }
         if badRecords > 0 {
@@ -96,7 +102,7 @@ extension Engine {
     }
 
     private static func checkRows(
-        _ state: EngineState, latest: [Data: (sequence: Int64, kind: ChangeKind?)],
+        _ state: EngineState, latest: [Data: LatestChange],
         into report: inout VerificationReport
     ) throws(EngineError) {
         var seen: Set<Data> = []
@@ -138,19 +144,13 @@ extension Engine {
             }
         }
         for (uuid, change) in latest where change.kind != .removed && !seen.contains(uuid) {
-            let reference = try? state.database.first(
-                "SELECT class FROM changes WHERE seq = ?", [.integer(change.sequence)]
-            ) {
-                ItemClass(rawValue: $0.text(0))
+            let reference = change.itemClass.flatMap { itemClass in
+                uuid.withUnsafeBytes { UUID(bytes: $0) }.map { PersistentReference(itemClass: itemClass, uuid: $0) }
             }
             report.damagedItems.append(
                 .init(
-                    persistentReference: (reference ?? nil).flatMap { itemClass in
-                        uuid.withUnsafeBytes { UUID(bytes: $0) }.map {
-                            PersistentReference(itemClass: itemClass, uuid: $0)
-                        }
-                    },
-                    rowID: nil, problem: "the item's row is missing (its latest change, \(change.sequence), kept it)"))
+                    persistentReference: reference, rowID: nil,
+                    problem: "the item's row is missing (its latest change, \(change.sequence), kept it)"))
         }
     }
 

@@ -18,6 +18,31 @@ struct ChangeRecord {
     var groupHash: Data
     var modificationTime: Double
 
+    /// The columns ``init(_:)`` reads, in its order.
+    static let columns = "seq, kind, uuid, class, pdmn, sync, agrp, mdat"
+
+    init(
+        sequence: Int64, kind: ChangeKind, uuid: Data, itemClass: String, protectionClass: String,
+        synchronizable: Bool, groupHash: Data, modificationTime: Double
+    ) {
+        self.sequence = sequence
+        self.kind = kind
+        self.uuid = uuid
+        self.itemClass = itemClass
+        self.protectionClass = protectionClass
+        self.synchronizable = synchronizable
+        self.groupHash = groupHash
+        self.modificationTime = modificationTime
+    }
+
+    /// A record as stored, selected with ``columns`` (an unknown kind reads as added: its hash then fails).
+    init(_ row: Row) {
+        self.init(
+            sequence: row.integer(0), kind: ChangeKind(rawValue: row.integer(1)) ?? .added, uuid: row.blob(2) ?? Data(),
+            itemClass: row.text(3), protectionClass: row.text(4), synchronizable: row.integer(5) != 0,
+            groupHash: row.blob(6) ?? Data(), modificationTime: row.real(7))
+    }
+
     /// The record's keyed hash: an edited record fails it.
     func mac(key: SecretKey) throws(EngineError) -> Data {
         var input: [UInt8] = Array("change1".utf8)
@@ -120,16 +145,10 @@ final class ChangeLog: WriteTransactionObserver {
     /// removal (`akpu`) and the erase after too many wrong passcodes.
     func removeAll(of protectionClass: ProtectionClass?, at time: Date) throws(EngineError) {
         var rowIDs: [Int64] = []
-        if let protectionClass {
-            try database.query("SELECT rowid FROM items WHERE pdmn = ?", [.text(protectionClass.rawValue)]) { row in
-                rowIDs.append(row.integer(0))
-                return true
-            }
-        } else {
-            try database.query("SELECT rowid FROM items") { row in
-                rowIDs.append(row.integer(0))
-                return true
-            }
+        let pdmn: SQLValue = protectionClass.map { .text($0.rawValue) } ?? .null
+        try database.query("SELECT rowid FROM items WHERE ?1 IS NULL OR pdmn = ?1", [pdmn]) { row in
+            rowIDs.append(row.integer(0))
+            return true
         }
         for rowID in rowIDs { try remove(rowID: rowID, at: time) }
     }
@@ -155,9 +174,9 @@ final class ChangeLog: WriteTransactionObserver {
     /// Compaction runs in the transaction that carries the counter past a multiple of this.
     static let compactionInterval: Int64 = 1_000
 
-    /// Deletes the records older than the last `window` changes (at least one) that no check needs: those a later record of the
-    /// same item supersedes, and removals of items that left no row (a synchronizable item's tombstone keeps its
-    /// removal record, as its row's latest version). Every item keeps its latest record, so a row put back after
+    /// Deletes the records older than the last `window` changes (at least one) that no check needs: those a later
+    /// record of the same item supersedes, and removals of items that left no row (a synchronizable item's
+    /// tombstone keeps its removal record, as its row's latest version). Every item keeps its latest record, so a row put back after
     /// its record was compacted is still refused. Counted in the counter, which also moves its horizon.
     func compact(_ counter: inout IntegrityCounter, keepingLast window: Int64) throws(EngineError) {
         // The newest record always stays: the open-time check reads the counter's own record.
@@ -242,29 +261,17 @@ final class ChangeLog: WriteTransactionObserver {
     /// Seals what the schema migration made in SQL (the counter and one record per existing row) inside the
     /// migration's transaction, so there is never an unsealed counter to trust.
     static func sealMigrated(_ database: Database, key: SecretKey) throws(EngineError) {
-        var records: [(ChangeRecord, Int64)] = []
-        try database.query("SELECT seq, kind, uuid, class, pdmn, sync, agrp, mdat FROM changes WHERE mac IS NULL") {
-            row in
-            records.append(
-                (
-                    ChangeRecord(
-                        sequence: row.integer(0), kind: ChangeKind(rawValue: row.integer(1)) ?? .added,
-                        uuid: row.blob(2) ?? Data(), itemClass: row.text(3), protectionClass: row.text(4),
-                        synchronizable: row.integer(5) != 0, groupHash: row.blob(6) ?? Data(),
-                        modificationTime: row.real(7)), row.integer(0)
-                ))
+        var records: [ChangeRecord] = []
+        try database.query("SELECT \(ChangeRecord.columns) FROM changes WHERE mac IS NULL") { row in
+            records.append(ChangeRecord(row))
             return true
         }
-        for (record, sequence) in records {
+        for record in records {
             try database.run(
-                "UPDATE changes SET mac = ? WHERE seq = ?", [.blob(try record.mac(key: key)), .integer(sequence)])
+                "UPDATE changes SET mac = ? WHERE seq = ?",
+                [.blob(try record.mac(key: key)), .integer(record.sequence)])
         }
-        let counter = try database.first(
-            "SELECT seq, compacted, horizon, legacy_ceiling FROM integrity WHERE id = 1"
-        ) {
-            IntegrityCounter(
-                sequence: $0.integer(0), compacted: $0.integer(1), horizon: $0.integer(2), legacyCeiling: $0.integer(3))
-        }
+        let counter = try IntegrityCounter.stored(in: database)?.counter
         guard let counter else { throw .internalError("the migration made no change counter") }
         try counter.save(to: database, key: key)
     }

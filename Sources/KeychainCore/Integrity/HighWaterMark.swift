@@ -49,13 +49,8 @@ final class HighWaterMark {
 
     /// The recorded sequence, or `nil` when the file is missing or empty (a keychain from before the file existed).
     func read() throws(EngineError) -> Int64? {
-        guard descriptor >= 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Self.byteCount)
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, Self.byteCount, 0) }
-        if count == 0 { return nil }
-        guard count == Self.byteCount, Array(bytes[0..<8]) == Self.magic else {
-            throw damaged()
-        }
+        guard let bytes = storedBytes() else { return nil }
+        guard bytes.count == Self.byteCount, Array(bytes[0..<8]) == Self.magic else { throw damaged() }
         let sequence = Self.sequence(in: bytes)
         guard KeyedHash.equal(Data(bytes[16..<32]), try Self.mac(sequence, key: key)) else { throw damaged() }
         return sequence
@@ -75,10 +70,20 @@ final class HighWaterMark {
     /// The recorded sequence without checking its hash: enough to keep the mark from going down (a damaged file is
     /// simply written over with a sound, higher mark).
     private func storedSequence() -> Int64? {
+        guard let bytes = storedBytes(), bytes.count == Self.byteCount, Array(bytes[0..<8]) == Self.magic else {
+            return nil
+        }
+        return Self.sequence(in: bytes)
+    }
+
+    /// What the file holds (at most its 32 bytes; nothing when it cannot be read, which reads as damage), or `nil`
+    /// when it is missing or empty.
+    private func storedBytes() -> [UInt8]? {
+        guard descriptor >= 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: Self.byteCount)
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, Self.byteCount, 0) }
-        guard count == Self.byteCount, Array(bytes[0..<8]) == Self.magic else { return nil }
-        return Self.sequence(in: bytes)
+        guard count != 0 else { return nil }
+        return count < 0 ? [] : Array(bytes[0..<count])
     }
 
     private static func sequence(in bytes: [UInt8]) -> Int64 {

@@ -16,9 +16,18 @@ struct IntegrityCounter: Equatable {
 
     /// Reads and authenticates the counter.
     static func load(from database: Database, key: SecretKey) throws(EngineError) -> IntegrityCounter {
-        let stored = try database.first(
-            "SELECT seq, compacted, horizon, legacy_ceiling, mac FROM integrity WHERE id = 1"
-        ) {
+        guard let (counter, mac) = try stored(in: database) else {
+            throw .decode("the keychain's change counter is missing: the database was damaged")
+        }
+        guard let mac, KeyedHash.equal(mac, try counter.mac(key: key)) else {
+            throw .decode("the keychain's change counter failed authentication: the database was altered or damaged")
+        }
+        return counter
+    }
+
+    /// The stored counter and its hash, unchecked (the migration seals what it made; everything else loads).
+    static func stored(in database: Database) throws(EngineError) -> (counter: IntegrityCounter, mac: Data?)? {
+        try database.first("SELECT seq, compacted, horizon, legacy_ceiling, mac FROM integrity WHERE id = 1") {
             (
                 IntegrityCounter(
                     sequence: $0.integer(0), compacted: $0.integer(1), horizon: $0.integer(2),
@@ -26,13 +35,6 @@ struct IntegrityCounter: Equatable {
                 $0.blob(4)
             )
         }
-        guard let (counter, mac) = stored else {
-            throw .decode("the keychain's change counter is missing: the database was damaged")
-        }
-        guard let mac, KeyedHash.equal(mac, try counter.mac(key: key)) else {
-            throw .decode("the keychain's change counter failed authentication: the database was altered or damaged")
-        }
-        return counter
     }
 
     /// Writes the counter with its hash (inside the caller's write transaction).
