@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// The change stream: this process's writes to items, as an `AsyncSequence`.
+/// The change stream: every writer's changes to items (this process's and other processes'), as an `AsyncSequence`.
 extension Keychain {
     /// The changes to the key-value API's items: this keychain's service, access group and synchronizable flag.
     /// The item's ``GenericPassword/account`` is the key.
@@ -21,31 +21,25 @@ extension Keychain {
         try observe(query.itemQuery, as: InternetPassword.self)
     }
 
-    /// Registers an observer that passes on the changes `query` matches for this identity, as the engine would
-    /// return them to it. An update is passed on when the item matched before or after it.
+    /// Starts a stream of the changes `query` matches for this identity, as the engine would return them to it: a
+    /// reader of the keychain's change feed, woken by this process's writes and by other processes'.
     private func observe<Value: StoredItemValue>(
         _ query: ItemQuery, as type: Value.Type
     ) throws(KeychainError) -> KeychainChanges<Value> {
-        let caller = try identity.get().caller
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: KeychainChange<Value>.self, bufferingPolicy: .bufferingNewest(KeychainChanges<Value>.bufferLimit))
-        let id = connection.observe { records in
-            for record in records {
-                let matches = query.matches(record.item, for: caller)
-                switch record.kind {
-                case .added where matches:
-                    continuation.yield(.added(Value(reading: record.item)))
-                case .updated where matches || record.previous.map { query.matches($0, for: caller) } == true:
-                    continuation.yield(.updated(Value(reading: record.item)))
-                case .removed where matches:
-                    continuation.yield(.removed(Value(reading: record.item)))
-                default:
-                    break
-                }
+        try perform("watching changes") { (connection, caller) throws(EngineError) -> KeychainChanges<Value> in
+            let backend = try connection.backend()
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: KeychainChange<Value>.self, bufferingPolicy: .bufferingNewest(KeychainChanges<Value>.bufferLimit))
+            let follower = try ChangeFollower<Value>(
+                backend: backend, caller: caller, query: query, continuation: continuation)
+            let observation = try backend.observeChanges { follower.catchUp() }
+            let hub = connection.changes
+            let id = hub.add { follower.catchUp() }
+            continuation.onTermination = { _ in
+                hub.remove(id)
+                observation.cancel()
             }
+            return KeychainChanges(stream: stream, connection: connection)
         }
-        let hub = connection.changes
-        continuation.onTermination = { _ in hub.remove(id) }
-        return KeychainChanges(stream: stream, connection: connection)
     }
 }

@@ -1,9 +1,17 @@
-/// The changes to the items a query matches, made by this process through any ``Keychain`` value on the same
-/// keychain, in the order they were made.
+/// The changes to the items a query matches, made by any writer — this process through any ``Keychain`` value or the
+/// `Security` functions, other processes (the `security` tool, other apps), the passcode's removal and the erase
+/// after too many wrong passcodes — in the order the keychain recorded them.
+///
+/// The stream reads the keychain's change feed, which carries attributes only and needs nothing unlocked. Changes
+/// made through this process's `Keychain` values are reported before the write returns, each with the attributes it
+/// left. Other writers' changes arrive within milliseconds (the engine watches the keychain's files), each with the
+/// item's attributes when the stream reads it; an item another writer added and removed again before then, or one
+/// this process cannot read now (its class is locked here), is skipped, and its removal is reported only when the
+/// stream knew the item. Items of access groups the identity lacks are never reported.
 ///
 /// The sequence starts when it is created (changes made before iteration begins are kept), never finishes on its
 /// own, and ends when the iterating task is cancelled or the sequence is dropped. It keeps the keychain open while
-/// it exists. Writes by other processes, or through the `Security` module, are not reported.
+/// it exists.
 ///
 /// Buffering is bounded: at most ``bufferLimit`` changes wait for a slow consumer; past that the oldest are
 /// dropped, so a consumer that falls that far behind should read the items again.

@@ -1,56 +1,39 @@
-import KeychainCore
 import Synchronization
 
-/// One write the `Keychain` API made, as its observers see it: attributes only, never a secret.
-struct ItemChangeRecord: Sendable {
-    /// What happened.
-    enum Kind: Sendable {
-        case added, updated, removed
-    }
-
-    let kind: Kind
-    /// The item as it is now (as it was, for a removal), without its data.
-    let item: Item
-    /// The item's attributes before an update, so an observer whose query the update moved the item out of still
-    /// hears about it.
-    let previous: Item?
-}
-
-/// The observers of one keychain in this process, and the delivery of changes to them.
-///
-/// Delivery is a call to each observer's closure, in the order writes complete (writers publish while holding the
-/// connection's write lock); the closures only hand the changes to a buffer and never block.
+/// The change streams open on one keychain in this process (``ChangeFollower``s), so a write made through the
+/// `Keychain` API can let each of them catch up before the write returns: this process's own changes are then
+/// reported exactly, each with the attributes it left. Writes by others (the `Security` module, other processes)
+/// reach the followers through the backend's change notices instead.
 final class ChangeHub: Sendable {
-    typealias Observer = @Sendable ([ItemChangeRecord]) -> Void
+    typealias CatchUp = @Sendable () -> Void
 
     private struct State {
         var nextID: UInt64 = 0
-        var observers: [UInt64: Observer] = [:]
+        var followers: [UInt64: CatchUp] = [:]
     }
 
     private let state = Mutex(State())
 
-    /// Whether anyone observes: when nobody does, writers skip the reads that describe their changes.
-    var isObserved: Bool { state.withLock { !$0.observers.isEmpty } }
+    /// Whether any stream is open.
+    var isObserved: Bool { state.withLock { !$0.followers.isEmpty } }
 
-    /// Adds an observer and returns the identifier that removes it.
-    func add(_ observer: @escaping Observer) -> UInt64 {
+    /// Adds a follower's catch-up and returns the identifier that removes it.
+    func add(_ catchUp: @escaping CatchUp) -> UInt64 {
         state.withLock { state in
             state.nextID += 1
-            state.observers[state.nextID] = observer
+            state.followers[state.nextID] = catchUp
             return state.nextID
         }
     }
 
-    /// Removes an observer.
+    /// Removes a follower.
     func remove(_ id: UInt64) {
-        _ = state.withLock { state in state.observers.removeValue(forKey: id) }
+        _ = state.withLock { state in state.followers.removeValue(forKey: id) }
     }
 
-    /// Hands changes to every observer.
-    func publish(_ changes: [ItemChangeRecord]) {
-        guard !changes.isEmpty else { return }
-        let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers { observer(changes) }
+    /// Lets every follower read the feed up to now.
+    func catchUp() {
+        let followers = state.withLock { Array($0.followers.values) }
+        for catchUp in followers { catchUp() }
     }
 }

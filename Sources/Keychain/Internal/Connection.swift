@@ -3,15 +3,15 @@ import Foundation
 import KeychainCore
 import Synchronization
 
-/// One keychain as this process uses it: the engine (opened on first use), the observers of its changes, the lock
-/// that orders the writes made through the `Keychain` API, and the queue its `async` calls run on.
+/// One keychain as this process uses it: the engine (opened on first use), the change streams open on it, and the
+/// queue its `async` calls run on.
 ///
 /// Every ``Keychain`` value on the same directory shares one connection (``ConnectionRegistry``), so they see
 /// each other's writes, share one lock state and one change stream.
 final class Connection: Sendable {
     /// Where the keychain lives.
     let storage: KeychainStorage
-    /// The observers of changes made through this connection.
+    /// The change streams open on this keychain.
     let changes = ChangeHub()
     /// Where `async` calls do their blocking work.
     ///
@@ -24,8 +24,6 @@ final class Connection: Sendable {
     let queue: DispatchQueue
     private let options: EngineOptions
     private let opened = Mutex<(any KeychainBackend)?>(nil)
-    /// Held across a write and the reads that describe it, so observers get exact changes in order.
-    private let writeLock = Mutex(())
 
     init(storage: KeychainStorage, options: EngineOptions) {
         self.storage = storage
@@ -52,95 +50,30 @@ final class Connection: Sendable {
         }
     }
 
-    /// Registers an observer. Taking the write lock means a write in progress is either wholly seen or not at all.
-    func observe(_ observer: @escaping ChangeHub.Observer) -> UInt64 {
-        writeLock.withLock { _ in changes.add(observer) }
-    }
-
-    // MARK: Writes that publish their changes
+    // MARK: Writes, after which this process's change streams catch up
 
     /// Adds an item.
     func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        let backend = try backend()
-        return try writeLock.withLock { (_) throws(EngineError) -> Item in
-            let added = try backend.add(item, for: caller)
-            if changes.isObserved {
-                var withoutSecret = added
-                withoutSecret.data = nil
-                changes.publish([ItemChangeRecord(kind: .added, item: withoutSecret, previous: nil)])
-            }
-            return added
-        }
+        defer { changes.catchUp() }
+        return try backend().add(item, for: caller)
     }
 
     /// Changes every item a query matches, all or nothing, and returns how many.
     func update(_ query: ItemQuery, with change: ItemChanges, for caller: Caller) throws(EngineError) -> Int {
-        let backend = try backend()
-        return try writeLock.withLock { (_) throws(EngineError) -> Int in
-            let before = changes.isObserved ? try Self.attributes(of: query, in: backend, for: caller) : []
-            let count = try backend.update(query, with: change, for: caller)
-            changes.publish(
-                before.map { previous in
-                    let current = try? backend.copyMatching(Self.exactly(previous), for: caller).first
-                    return ItemChangeRecord(kind: .updated, item: current ?? previous, previous: previous)
-                })
-            return count
-        }
+        defer { changes.catchUp() }
+        return try backend().update(query, with: change, for: caller)
     }
 
     /// Deletes every item a query matches, all or nothing, and returns how many.
     func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
-        let backend = try backend()
-        return try writeLock.withLock { (_) throws(EngineError) -> Int in
-            let before = changes.isObserved ? try Self.attributes(of: query, in: backend, for: caller) : []
-            let count = try backend.delete(query, for: caller)
-            changes.publish(before.map { ItemChangeRecord(kind: .removed, item: $0, previous: nil) })
-            return count
-        }
+        defer { changes.catchUp() }
+        return try backend().delete(query, for: caller)
     }
 
-    /// Removes the passcode, which deletes every `akpu` item: observers hear of those as removals. To list them,
-    /// the keychain is first unlocked with the same passcode (only while someone observes).
+    /// Removes the passcode, which deletes every `akpu` item: the change feed records those removals without
+    /// unlocking anything, and the streams report the items they knew.
     func removePasscode(current: String) throws(EngineError) {
-        let backend = try backend()
-        try writeLock.withLock { (_) throws(EngineError) in
-            var removed: [Item] = []
-            if changes.isObserved {
-                try backend.unlock(passcode: current)
-                let everyone = Caller(applicationIdentifier: "swift-keychain observer", accessGroups: ["*"])
-                for itemClass in ItemClass.allCases {
-                    let query = ItemQuery(
-                        itemClass: itemClass,
-                        attributes: [.accessible: .string(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue)],
-                        synchronizable: .any)
-                    removed += try Self.attributes(of: query, in: backend, for: everyone)
-                }
-            }
-            try backend.removePasscode(current: current)
-            changes.publish(removed.map { ItemChangeRecord(kind: .removed, item: $0, previous: nil) })
-        }
-    }
-
-    // MARK: Private
-
-    /// The attributes of every item a query matches (none when nothing does), without their data.
-    private static func attributes(
-        of query: ItemQuery, in backend: any KeychainBackend, for caller: Caller
-    ) throws(EngineError) -> [Item] {
-        var all = query
-        all.limit = .all
-        all.returning = [.attributes, .persistentReference]
-        do throws(EngineError) {
-            return try backend.copyMatching(all, for: caller)
-        } catch  where KeychainError.isNotFound(error) {
-            return []
-        }
-    }
-
-    /// The query for exactly one item, by its persistent reference.
-    private static func exactly(_ item: Item) -> ItemQuery {
-        ItemQuery(
-            itemClass: item.itemClass, synchronizable: .any, persistentReference: item.persistentReference,
-            returning: .attributes)
+        defer { changes.catchUp() }
+        try backend().removePasscode(current: current)
     }
 }

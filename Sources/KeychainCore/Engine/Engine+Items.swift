@@ -150,7 +150,8 @@ extension Engine {
                             keybag: state.keybag)
                         try state.store.replace(rowID: match.rowID, with: tombstone, kind: .removed)
                     } else {
-                        try state.store.delete(rowID: match.rowID, at: now)
+                        try state.store.delete(
+                            rowID: match.rowID, accessGroup: match.attributes?.string(.accessGroup), at: now)
                     }
                 }
                 return result.matches.count

@@ -11,6 +11,8 @@ public final class Engine: KeychainBackend {
     public let storage: KeychainStorage
     let options: EngineOptions
     let state: Mutex<EngineState>
+    /// Tells observers the change feed may have grown.
+    let notifier: ChangeNotifier
 
     /// Opens the keychain at `storage`, creating it (without a passcode) when it does not exist.
     public init(storage: KeychainStorage, options: EngineOptions = EngineOptions()) throws(EngineError) {
@@ -24,9 +26,11 @@ public final class Engine: KeychainBackend {
             let directory = KeychainDirectory(url: url)
             (deviceKey, database) = try Self.openFiles(of: directory, cost: options.passcodeCost)
             highWaterMarkPath = directory.highWaterMarkPath
+            notifier = ChangeNotifier(directory: directory.url.path)
         case .inMemory:
             deviceKey = try SecretKey.random()
             database = try Database(path: nil)
+            notifier = ChangeNotifier(directory: nil)
         }
         let integrityKey = try ChangeLog.integrityKey(deviceKey: deviceKey)
         let highWaterMark = try highWaterMarkPath.map { (path) throws(EngineError) in
@@ -46,6 +50,7 @@ public final class Engine: KeychainBackend {
         keybag.removeItems = { (protectionClass, time) throws(EngineError) in
             try changeLog.removeAll(of: protectionClass, at: time)
         }
+        changeLog.didCommit = { [notifier] _ in notifier.signal() }
         state = Mutex(try EngineState(database: database, keybag: keybag, changeLog: changeLog, refusal: refusal))
     }
 

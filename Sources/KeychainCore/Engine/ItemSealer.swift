@@ -41,7 +41,8 @@ final class ItemSealer {
                 itemClass: itemClass, accessGroup: group, synchronizable: synchronizable, attributes: attributes),
             indexHashes: hashes,
             modificationTime: (attributes[.modificationDate]?.dateValue ?? Date()).timeIntervalSince1970,
-            sequence: sequence, isTombstone: isTombstone, wrappedKey: Data(), metadata: Data(), secret: nil)
+            sequence: sequence, isTombstone: isTombstone, wrappedKey: Data(), metadata: Data(), secret: nil,
+            accessGroup: group)
         scratch.storage.fillRandom()
         defer { scratch.storage.zero() }
         item.wrappedKey = try AEAD.seal(key: scratch, under: classKey, associatedData: item.keyAssociatedData)

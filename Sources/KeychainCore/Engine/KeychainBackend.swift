@@ -28,6 +28,17 @@ public protocol KeychainBackend: Sendable {
     func setEraseAfter(failures: Int) throws(EngineError)
     /// Checks every row and the change log; reads only.
     func verify() throws(EngineError) -> VerificationReport
+
+    // MARK: Change feed
+
+    /// The changes after `sequence` that `caller` may see (only its access groups), oldest first, at most
+    /// `limit`: attributes only, never data, readable in every lock state. A sequence the feed no longer holds
+    /// every later change of throws the resync error (``EngineError/resyncSequence``).
+    func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch
+    /// The newest change's sequence, where a reader that starts following now begins.
+    func latestChangeSequence() throws(EngineError) -> Int64
+    /// Calls `handler` whenever the feed may have grown (any writer, any process), until the observation ends.
+    func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation
 }
 
 /// The keybag's state as a caller sees it.

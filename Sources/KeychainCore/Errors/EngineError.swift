@@ -52,10 +52,33 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, naming the offending key or value.
     public let message: String
 
+    /// When the change feed no longer holds every change after the sequence a reader asked for (compaction
+    /// dropped some, or the sequence is not this keychain's): the sequence to follow from after reading the items
+    /// again. `nil` for every other error.
+    public let resyncSequence: Int64?
+
     /// Creates an error with a status and a message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+        self.resyncSequence = nil
+    }
+
+    /// The change feed's "resync needed": the changes after `requested` are no longer all kept; read the items
+    /// again, then follow from `oldestAvailable`.
+    public static func resyncNeeded(after requested: Int64, oldestAvailable: Int64) -> EngineError {
+        EngineError(
+            code: .param,
+            message:
+                "resync needed: the change feed no longer holds every change after sequence \(requested); read the "
+                + "items again, then follow the feed from sequence \(oldestAvailable), the oldest it holds whole",
+            resyncSequence: oldestAvailable)
+    }
+
+    private init(code: Code, message: String, resyncSequence: Int64?) {
+        self.code = code
+        self.message = message
+        self.resyncSequence = resyncSequence
     }
 
     /// The `OSStatus` value of the error.

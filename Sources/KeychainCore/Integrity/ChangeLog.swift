@@ -17,13 +17,17 @@ struct ChangeRecord {
     var synchronizable: Bool
     var groupHash: Data
     var modificationTime: Double
+    /// The item's access group in clear, when known: stored sealed under the feed's group key (``GroupSeal``), so
+    /// the feed can name and filter groups in every lock state. Not part of ``mac(key:)``: the seal binds itself
+    /// to the record's sequence and UUID. `nil` for records older than schema 3 of items not written since.
+    var accessGroup: String?
 
-    /// The columns ``init(_:)`` reads, in its order.
+    /// The columns ``init(_:)`` reads, in its order (the sealed group is read apart: it needs opening).
     static let columns = "seq, kind, uuid, class, pdmn, sync, agrp, mdat"
 
     init(
         sequence: Int64, kind: ChangeKind, uuid: Data, itemClass: String, protectionClass: String,
-        synchronizable: Bool, groupHash: Data, modificationTime: Double
+        synchronizable: Bool, groupHash: Data, modificationTime: Double, accessGroup: String? = nil
     ) {
         self.sequence = sequence
         self.kind = kind
@@ -33,6 +37,7 @@ struct ChangeRecord {
         self.synchronizable = synchronizable
         self.groupHash = groupHash
         self.modificationTime = modificationTime
+        self.accessGroup = accessGroup
     }
 
     /// A record as stored, selected with ``columns`` (an unknown kind reads as added: its hash then fails).
@@ -66,9 +71,14 @@ struct ChangeRecord {
 /// back; a database whose counter is below the ``HighWaterMark`` was rolled back or lost WAL frames; a record
 /// removed from the log breaks the count the counter seals. Not thread-safe: the engine serialises access.
 final class ChangeLog: WriteTransactionObserver {
-    private let database: Database
-    private let key: SecretKey
+    let database: Database
+    let key: SecretKey
     private let highWaterMark: HighWaterMark?
+    /// Seals each record's access group (a key from the device key: readable in every lock state).
+    let groupSeal: GroupSeal
+    /// Called after each commit that recorded changes, with the last sequence it took (under the engine's lock:
+    /// it must not block).
+    var didCommit: @Sendable (Int64) -> Void = { _ in }
     /// The last sequence the current write transaction took.
     private var pendingSequence: Int64?
     /// The newest sequence when the current write transaction took its first.
@@ -81,6 +91,7 @@ final class ChangeLog: WriteTransactionObserver {
         self.database = database
         self.key = key
         self.highWaterMark = highWaterMark
+        self.groupSeal = try GroupSeal(integrityKey: key)
         self.legacyCeiling = try IntegrityCounter.load(from: database, key: key).legacyCeiling
         database.writeObserver = self
     }
@@ -117,16 +128,33 @@ final class ChangeLog: WriteTransactionObserver {
     /// Records a change (its sequence from ``nextSequence()``).
     func record(_ change: ChangeRecord) throws(EngineError) {
         try database.run(
-            "INSERT INTO changes (seq, uuid, kind, class, pdmn, sync, agrp, mdat, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            """
+            INSERT INTO changes (seq, uuid, kind, class, pdmn, sync, agrp, mdat, mac, grp)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
             [
                 .integer(change.sequence), .blob(change.uuid), .integer(change.kind.rawValue),
                 .text(change.itemClass), .text(change.protectionClass), .integer(change.synchronizable ? 1 : 0),
                 .blob(change.groupHash), .real(change.modificationTime), .blob(try change.mac(key: key)),
+                try change.accessGroup.map { (group) throws(EngineError) -> SQLValue in
+                    .blob(try groupSeal.seal(group, sequence: change.sequence, uuid: change.uuid))
+                } ?? .null,
             ])
     }
 
+    /// The access group of an item's latest record, when it names one (for a removal made from the clear
+    /// columns alone: passcode removal, the erase).
+    func latestAccessGroup(of uuid: Data) throws(EngineError) -> String? {
+        let latest = try database.first(
+            "SELECT seq, grp FROM changes WHERE uuid = ? ORDER BY seq DESC LIMIT 1", [.blob(uuid)]
+        ) { row in (row.integer(0), row.blob(1)) }
+        guard let (sequence, sealed) = latest, let sealed else { return nil }
+        return try groupSeal.open(sealed, sequence: sequence, uuid: uuid)
+    }
+
     /// Records the removal of the row `rowID` from its clear columns (nothing needs unlocking), then deletes it.
-    func remove(rowID: Int64, at time: Date) throws(EngineError) {
+    /// The group comes from the item's latest record when the caller does not know it.
+    func remove(rowID: Int64, accessGroup: String? = nil, at time: Date) throws(EngineError) {
         let sequence = try nextSequence()
         let change = try database.first(
             "SELECT uuid, class, pdmn, sync, agrp FROM items WHERE rowid = ?", [.integer(rowID)]
@@ -136,7 +164,12 @@ final class ChangeLog: WriteTransactionObserver {
                 protectionClass: row.text(2), synchronizable: row.integer(3) != 0, groupHash: row.blob(4) ?? Data(),
                 modificationTime: time.timeIntervalSince1970)
         }
-        guard let change else { throw .internalError("the row to remove is gone") }
+        guard var change else { throw .internalError("the row to remove is gone") }
+        if let accessGroup {
+            change.accessGroup = accessGroup
+        } else {
+            change.accessGroup = try latestAccessGroup(of: change.uuid)
+        }
         try record(change)
         try database.run("DELETE FROM items WHERE rowid = ?", [.integer(rowID)])
     }
@@ -163,7 +196,10 @@ final class ChangeLog: WriteTransactionObserver {
     }
 
     func transactionDidEnd(committed: Bool) {
-        if committed, let pendingSequence { highWaterMark?.raise(to: pendingSequence) }
+        if committed, let pendingSequence {
+            highWaterMark?.raise(to: pendingSequence)
+            didCommit(pendingSequence)
+        }
         pendingSequence = nil
     }
 

@@ -59,9 +59,9 @@ final class ItemStore {
         try changeLog.record(Self.change(kind, item))
     }
 
-    /// Deletes a row, recording its removal.
-    func delete(rowID: Int64, at time: Date) throws(EngineError) {
-        try changeLog.remove(rowID: rowID, at: time)
+    /// Deletes a row, recording its removal (with its access group when the caller read it).
+    func delete(rowID: Int64, accessGroup: String? = nil, at time: Date) throws(EngineError) {
+        try changeLog.remove(rowID: rowID, accessGroup: accessGroup, at: time)
     }
 
     /// Reads live candidate rows in insertion order until `body` returns `false`.
@@ -118,7 +118,8 @@ final class ItemStore {
         ChangeRecord(
             sequence: item.sequence, kind: kind, uuid: PersistentReference.bytes(of: item.uuid),
             itemClass: item.itemClass.rawValue, protectionClass: item.protectionClass.rawValue,
-            synchronizable: item.synchronizable, groupHash: item.groupHash, modificationTime: item.modificationTime)
+            synchronizable: item.synchronizable, groupHash: item.groupHash, modificationTime: item.modificationTime,
+            accessGroup: item.accessGroup)
     }
 }
 

@@ -86,6 +86,11 @@ enum Schema {
         CREATE INDEX items_service ON items(svce) WHERE svce IS NOT NULL;
         CREATE INDEX items_server ON items(srvr) WHERE srvr IS NOT NULL;
         """,
+        // Each change record names its access group, sealed under a key from the device key (`GroupSeal`), so the
+        // change feed can say and filter groups in every lock state. Older records keep none.
+        """
+        ALTER TABLE changes ADD COLUMN grp BLOB;
+        """,
     ]
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.

@@ -17,6 +17,8 @@ struct StoredItem {
     var wrappedKey: Data
     var metadata: Data
     var secret: Data?
+    /// The access group in clear, for the change record (never stored in the row, which has its hash).
+    var accessGroup: String?
 
     /// The item's persistent reference.
     var persistentReference: PersistentReference { PersistentReference(itemClass: itemClass, uuid: uuid) }

@@ -1,0 +1,84 @@
+import Foundation
+
+extension Engine {
+    /// The most changes one page of the feed returns, whatever the caller asks.
+    public static let maximumChangeBatch = 10_000
+
+    /// The changes after `sequence` that `caller` may see (its access groups), oldest first, at most `limit`;
+    /// attributes only, readable in every lock state. Throws the resync error
+    /// (``EngineError/resyncSequence`` set) when the changes after `sequence` are no longer all kept.
+    public func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch {
+        guard limit >= 1 else { throw .param("the change feed's page limit \(limit) is not positive") }
+        let limit = min(limit, Self.maximumChangeBatch)
+        return try state.withLock { (state) throws(EngineError) -> ChangeBatch in
+            try state.checkServable()
+            let (records, hasMore) = try state.store.changeLog.records(after: sequence, limit: limit)
+            let visible = try ChangeVisibility(caller: caller, index: state.keybag.blindIndex)
+            var changes: [ItemChange] = []
+            for record in records where visible.includes(record) {
+                changes.append(try ItemChange(record))
+            }
+            return ChangeBatch(changes: changes, cursor: records.last?.sequence ?? sequence, hasMore: hasMore)
+        }
+    }
+
+    /// The newest change's sequence: a reader that starts following now passes it to ``changes(since:for:limit:)``.
+    public func latestChangeSequence() throws(EngineError) -> Int64 {
+        try state.withLock { (state) throws(EngineError) -> Int64 in
+            try state.checkServable()
+            return try state.store.changeLog.newestSequence()
+        }
+    }
+
+    /// Calls `handler` (on a queue of the engine's, never under its lock) whenever the feed may have grown: after
+    /// a commit in this process, and within milliseconds of another process's write to the same keychain. Notices
+    /// may be coalesced; the handler reads the feed to learn what changed. They stop when the returned observation
+    /// is cancelled or released.
+    public func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation {
+        try notifier.add(handler)
+    }
+}
+
+/// Which change records a caller may see: those of its access groups. A record that names its group is checked
+/// with Apple's rules (wildcards included); an older one that names none is matched by its group's blind-index
+/// hash against the caller's exact groups, or seen by a caller entitled to every group.
+private struct ChangeVisibility {
+    let caller: Caller
+    let groupHashes: Set<Data>
+    let seesEveryGroup: Bool
+
+    init(caller: Caller, index: BlindIndex) throws(EngineError) {
+        self.caller = caller
+        var hashes = Set<Data>()
+        for group in caller.accessGroups where !group.contains("*") { hashes.insert(try index.group(group)) }
+        groupHashes = hashes
+        seesEveryGroup = caller.accessGroups.contains("*")
+    }
+
+    func includes(_ record: ChangeRecord) -> Bool {
+        if let group = record.accessGroup { return caller.canAccess(group) }
+        return seesEveryGroup || groupHashes.contains(record.groupHash)
+    }
+}
+
+extension ItemChange {
+    /// The feed's form of an authenticated record.
+    init(_ record: ChangeRecord) throws(EngineError) {
+        guard let itemClass = ItemClass(rawValue: record.itemClass),
+            let protectionClass = ProtectionClass(rawValue: record.protectionClass),
+            let uuid = record.uuid.withUnsafeBytes({ UUID(bytes: $0) })
+        else {
+            throw .decode("change \(record.sequence) of the keychain's change log names no known item")
+        }
+        let kind: Kind =
+            switch record.kind {
+            case .added: .added
+            case .updated: .updated
+            case .removed: .removed
+            }
+        self.init(
+            sequence: record.sequence, kind: kind, persistentReference: PersistentReference(itemClass: itemClass, uuid: uuid),
+            accessGroup: record.accessGroup, protectionClass: protectionClass, isSynchronizable: record.synchronizable,
+            modificationDate: Date(timeIntervalSince1970: record.modificationTime))
+    }
+}
