@@ -51,7 +51,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychain-stress",
-            dependencies: ["KeychainCore", "FileProtection"]
+            dependencies: ["KeychainCore", "Keychain", "FileProtection"]
         ),
         .target(
             name: "TestSupport",

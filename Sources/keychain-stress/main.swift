@@ -7,6 +7,8 @@
 //                                               each acknowledged add (unbuffered), until killed
 //   keychain-stress acknowledged DIR SEED       mixed writes until killed, each announced and acknowledged
 //                                               (AcknowledgedWriter.swift)
+//   keychain-stress watch DIR                   prints every change to generic passwords of any group that
+//                                               Keychain.changes() reports, after a first "ready" (ChangeWatcher.swift)
 //   keychain-stress stream-file DIR BYTES       streams a protected file of BYTES through every streaming path and
 //                                               prints its peak resident set (StreamFile.swift)
 import Foundation
@@ -113,8 +115,10 @@ func runWriter(engine: Engine, count: Int) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else {
-    fail("usage: keychain-stress mixed DIR WORKER OPS SEED | writer DIR COUNT | stream-file DIR BYTES")
+guard arguments.count >= 4 || (arguments.count == 3 && arguments[1] == "watch") else {
+    fail(
+        "usage: keychain-stress mixed DIR WORKER OPS SEED | writer DIR COUNT | acknowledged DIR SEED | watch DIR | "
+            + "stream-file DIR BYTES")
 }
 let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
 do {
@@ -130,6 +134,8 @@ do {
     case "acknowledged":
         guard let seed = UInt64(arguments[3]) else { fail("acknowledged needs SEED as a number") }
         runAcknowledgedWriter(engine: try Engine(storage: .directory(directory)), seed: seed)
+    case "watch":
+        try await runWatcher(directory: directory)
     case "stream-file":
         guard let size = Int(arguments[3]) else { fail("stream-file needs BYTES as a number") }
         try runStreamFile(directory: directory, size: size)

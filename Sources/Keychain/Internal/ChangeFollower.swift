@@ -60,7 +60,9 @@ final class ChangeFollower<Value: StoredItemValue>: Sendable {
     private func apply(_ change: ItemChange, to state: inout State) {
         let reference = change.persistentReference
         if change.kind == .removed {
-            if let item = state.known.removeValue(forKey: reference) { continuation.yield(.removed(Value(reading: item))) }
+            if let item = state.known.removeValue(forKey: reference) {
+                continuation.yield(.removed(Value(reading: item)))
+            }
             return
         }
         guard let item = read(reference) else { return }

@@ -77,7 +77,8 @@ extension ItemChange {
             case .removed: .removed
             }
         self.init(
-            sequence: record.sequence, kind: kind, persistentReference: PersistentReference(itemClass: itemClass, uuid: uuid),
+            sequence: record.sequence, kind: kind,
+            persistentReference: PersistentReference(itemClass: itemClass, uuid: uuid),
             accessGroup: record.accessGroup, protectionClass: protectionClass, isSynchronizable: record.synchronizable,
             modificationDate: Date(timeIntervalSince1970: record.modificationTime))
     }
