@@ -3,7 +3,7 @@ import Testing
 
 @testable import Keychain
 
-@Suite("Change stream: this process's writes to matching items", .timeLimit(.minutes(1)))
+@Suite("Change stream: writes to matching items, as the change feed records them", .timeLimit(.minutes(1)))
 struct ChangeStreamTests {
     /// The first `count` changes of a stream, as "kind account" lines.
     private func first(

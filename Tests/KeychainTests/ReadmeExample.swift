@@ -9,7 +9,7 @@ struct Session: Codable {
 func rememberSession() async throws {
     // Generic passwords of service "com.example.api", readable from the first unlock on.
     let keychain = Keychain(service: "com.example.api").accessibility(.afterFirstUnlock)
-    let changes = try keychain.changes()  // this process's writes, attributes only
+    let changes = try keychain.changes()  // every writer's changes, attributes only
 
     try await keychain.set("s3cret", for: "alice")  // String, Data or any Codable
     try await keychain.set(Session(token: "t0k3n", expiresAt: .now + 3600), for: "session")
