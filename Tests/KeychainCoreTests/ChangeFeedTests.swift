@@ -204,3 +204,40 @@ struct ChangeFeedTests {
         Issue.record("no change notice arrived within ten seconds")
     }
 }
+
+@Suite("Change feed: records from before schema 3")
+struct LegacyChangeFeedTests {
+    @Test("A record without a sealed group is matched by its group hash and reported without a name")
+    func recordsWithoutGroup() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.addPassword("old", "1")
+        let raw = try KeychainFiles(directory: keychain.directory.keychain).rawDatabase()
+        try raw.execute("UPDATE changes SET grp = NULL")
+        let engine = try keychain.reopen()
+        let mine = try engine.changes(since: 0, for: app, limit: 10).changes
+        #expect(mine.count == 1 && mine[0].accessGroup == nil)
+        #expect(
+            try engine.changes(since: 0, for: Caller(applicationIdentifier: "TEAM.other"), limit: 10).changes.isEmpty)
+        let admin = Caller.administrator(defaultGroup: "TEAM.admin")
+        #expect(try engine.changes(since: 0, for: admin, limit: 10).changes.count == 1)
+        // Written again, the item's records name its group.
+        _ = try engine.update(
+            ItemQuery(itemClass: .genericPassword, attributes: genp("old")),
+            with: ItemChanges(data: Data("2".utf8)), for: app)
+        #expect(try engine.changes(since: 1, for: app, limit: 10).changes.map(\.accessGroup) == [app.defaultGroup])
+    }
+}
+
+@Suite("Change feed: verification")
+struct ChangeFeedVerificationTests {
+    @Test("verify() reports a record whose sealed group was moved from another record")
+    func movedGroup() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.addPassword("a", "1")
+        try keychain.engine.addPassword("b", "2")
+        #expect(try keychain.engine.verify().problems.isEmpty)
+        let raw = try KeychainFiles(directory: keychain.directory.keychain).rawDatabase()
+        try raw.execute("UPDATE changes SET grp = (SELECT grp FROM changes WHERE seq = 1) WHERE seq = 2")
+        #expect(try keychain.engine.verify().problems == ["1 change records fail authentication"])
+    }
+}

@@ -77,12 +77,17 @@ extension Engine {
         }
         var latest: [Data: LatestChange] = [:]
         var badRecords = 0
-        try state.database.query("SELECT \(ChangeRecord.columns), mac FROM changes") {
+        try state.database.query("SELECT \(ChangeRecord.columns), mac, grp FROM changes") {
             (row: Row) throws(EngineError) -> Bool in
             report.changeCount += 1
             let kind = ChangeKind(rawValue: row.integer(1))
             let record = ChangeRecord(row)
-            let authentic = try log.authenticates(record, mac: row.blob(8))
+            var authentic = try log.authenticates(record, mac: row.blob(8))
+            if let sealed = row.blob(9) {
+                // The group's seal binds the record's sequence and UUID: one moved from another record fails.
+                authentic =
+                    authentic && (try? log.groupSeal.open(sealed, sequence: record.sequence, uuid: record.uuid)) != nil
+            }
             if kind == nil || !authentic { badRecords += 1 }
             if (latest[record.uuid]?.sequence ?? .min) < record.sequence {
                 latest[record.uuid] = LatestChange(
