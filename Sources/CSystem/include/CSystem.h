@@ -30,4 +30,6 @@ void ck_zero(void *bytes, size_t count);
 /// vector registers, which the dynamic linker's lazy binding saves on the stack) does not outlive the command.
 void ck_scrub_stack(void);
 
+#include "CSystemSocket.h"
+
 #endif

@@ -1,0 +1,100 @@
+#define _GNU_SOURCE
+#include "CSystemSocket.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+
+int ck_socket_pass_credentials(int socket) {
+    int on = 1;
+    if (setsockopt(socket, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) return -1;
+    // Best effort: older kernels lack it, and the pid alone then identifies the sender.
+    (void)setsockopt(socket, SOL_SOCKET, SO_PASSPIDFD, &on, sizeof on);
+    return 0;
+}
+
+ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *truncated, ck_sender *sender) {
+    sender->pid = -1;
+    sender->uid = -1;
+    sender->gid = -1;
+    sender->pidfd = -1;
+    *truncated = 0;
+    struct iovec vector = {buffer, capacity};
+    // Room for the credentials, a pidfd and a few stray descriptors a hostile client might send.
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) + CMSG_SPACE(8 * sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof control.bytes;
+    ssize_t count;
+    do {
+        count = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    } while (count < 0 && errno == EINTR);
+    if (count < 0) return -1;
+    if (message.msg_flags & MSG_TRUNC) *truncated = 1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET) continue;
+        if (header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+            struct ucred credentials;
+            memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
+            sender->pid = credentials.pid;
+            sender->uid = credentials.uid;
+            sender->gid = credentials.gid;
+        } else if (header->cmsg_type == SCM_PIDFD && header->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int pidfd;
+            memcpy(&pidfd, CMSG_DATA(header), sizeof pidfd);
+            if (sender->pidfd >= 0) close(sender->pidfd);
+            sender->pidfd = pidfd;
+        } else if (header->cmsg_type == SCM_RIGHTS) {
+            // The protocol passes no descriptors: close any a client sent, so they cannot pile up.
+            size_t n = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < n; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(header) + i * sizeof(int), sizeof fd);
+                close(fd);
+            }
+        }
+    }
+    if (message.msg_flags & MSG_CTRUNC) {
+        // Control data was cut: the credentials cannot be trusted to be complete.
+        sender->pid = -1;
+        sender->uid = -1;
+        sender->gid = -1;
+    }
+    return count;
+}
+
+int ck_socket_peer(int socket, int32_t *pid, int64_t *uid, int64_t *gid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}
+
+int ck_pidfd_is_running(int pidfd) {
+#ifdef SYS_pidfd_send_signal
+    if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0) return 1;
+    return errno == ESRCH ? 0 : -1;
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}

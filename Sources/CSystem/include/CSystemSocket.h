@@ -1,0 +1,37 @@
+// Unix-socket calls whose structures Swift's Glibc module hides (struct ucred and SCM_CREDENTIALS need
+// _GNU_SOURCE; SO_PASSPIDFD and SCM_PIDFD are newer than Debian 12's headers): keychaind identifies the sender of
+// each message from the credentials the kernel attaches to it.
+#ifndef CSYSTEM_SOCKET_H
+#define CSYSTEM_SOCKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// The sender of one message, as the kernel attached it: pid, uid and gid (-1 when absent), and a pidfd for the
+/// sending process (-1 when the kernel attaches none; the receiver closes it).
+typedef struct {
+    int32_t pid;
+    int64_t uid;
+    int64_t gid;
+    int pidfd;
+} ck_sender;
+
+/// Asks the kernel to attach the sender's credentials (SO_PASSCRED) and, where it can, a pidfd (SO_PASSPIDFD) to
+/// every message `socket` receives; set on a listening socket, accepted sockets inherit it. Returns 0 when
+/// credentials are on (a kernel without SO_PASSPIDFD is not an error), or -1 with errno.
+int ck_socket_pass_credentials(int socket);
+
+/// Receives one packet into `buffer` (at most `capacity` bytes) with its sender, close-on-exec for any received
+/// descriptor. Returns the packet's length (0: the peer closed), or -1 with errno. `*truncated` is 1 when the
+/// packet was longer than `capacity` (its rest is lost). Descriptors other than the pidfd are closed.
+ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *truncated, ck_sender *sender);
+
+/// The connected peer's credentials at connect time (SO_PEERCRED). Returns 0 or -1 with errno.
+int ck_socket_peer(int socket, int32_t *pid, int64_t *uid, int64_t *gid);
+
+/// Whether the process `pidfd` refers to is still running: 1, 0 (it exited: its pid may be reused), or -1 with
+/// errno when the kernel has no pidfd_send_signal.
+int ck_pidfd_is_running(int pidfd);
+
+#endif

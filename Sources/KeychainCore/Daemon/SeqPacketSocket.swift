@@ -1,0 +1,230 @@
+import CSystem
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Who sent a message, as the kernel attached it to that message (never as the sender claims).
+package struct MessageSender: Sendable, Equatable {
+    /// The sending process (its thread group) when it sent.
+    package var pid: Int32
+    /// Its real user and group.
+    package var uid: UInt32
+    package var gid: UInt32
+    /// A pidfd of the sending process, when the kernel attached one: it keeps referring to that very process, so
+    /// checks made through `/proc/PID` can be confirmed not to have raced with the pid's reuse.
+    package var process: ProcessHandle?
+
+    package init(pid: Int32, uid: UInt32, gid: UInt32, process: ProcessHandle? = nil) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+        self.process = process
+    }
+
+    /// Same process, user and group (the pidfds themselves are different descriptors).
+    package static func == (lhs: MessageSender, rhs: MessageSender) -> Bool {
+        lhs.pid == rhs.pid && lhs.uid == rhs.uid && lhs.gid == rhs.gid
+    }
+}
+
+/// An owned pidfd, closed when released.
+package final class ProcessHandle: Sendable {
+    /// The descriptor.
+    package let descriptor: Int32
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    /// Whether the process is still running (`nil` when the kernel cannot say).
+    package var isRunning: Bool? {
+        switch ck_pidfd_is_running(descriptor) {
+        case 1: true
+        case 0: false
+        default: nil
+        }
+    }
+}
+
+/// One end of a `SOCK_SEQPACKET` Unix socket carrying keychaind's messages: each message is split into packets of
+/// at most ``packetPayload`` bytes (a packet's first byte says whether more follow), so a message may be larger
+/// than the socket's buffer, up to ``messageLimit``. A receiver with credentials on learns the sender of every
+/// packet, and a message whose packets come from different senders is refused.
+///
+/// Not thread-safe: one reader and one writer at a time (the client and the daemon each keep it so).
+package final class SeqPacketSocket: @unchecked Sendable {
+    // @unchecked: the descriptor is fixed; callers serialise reads and writes (see above).
+    package let descriptor: Int32
+    /// The most a message may hold; a larger one is refused before any of it is buffered.
+    package static let messageLimit = 48 << 20
+    /// The payload of one packet (the kernel's default socket buffer holds a few).
+    package static let packetPayload = 32 << 10
+    private var isClosed = false
+
+    /// Wraps a connected descriptor (owned from now on).
+    package init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit { close() }
+
+    /// Connects to the socket at `path`.
+    package static func connect(to path: String) throws(EngineError) -> SeqPacketSocket {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("cannot create a socket for \(path)") }
+        let socket = SeqPacketSocket(descriptor: descriptor)
+        var address = try Self.address(path)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                Glibc.connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { throw failure("cannot connect to keychaind at \(path)", code: .notAvailable) }
+        return socket
+    }
+
+    /// A listening socket at `path` (an old socket file there is replaced), mode `mode`, passing credentials.
+    package static func listen(at path: String, mode: mode_t) throws(EngineError) -> SeqPacketSocket {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("cannot create the socket \(path)") }
+        let socket = SeqPacketSocket(descriptor: descriptor)
+        var address = try Self.address(path)
+        unlink(path)
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else { throw failure("cannot bind the socket \(path)") }
+        guard chmod(path, mode) == 0 else { throw failure("cannot set the mode of \(path)") }
+        try socket.passCredentials()
+        guard Glibc.listen(descriptor, 128) == 0 else { throw failure("cannot listen on \(path)") }
+        return socket
+    }
+
+    /// Asks the kernel to attach each sender's credentials to the messages this socket receives.
+    package func passCredentials() throws(EngineError) {
+        guard ck_socket_pass_credentials(descriptor) == 0 else {
+            throw Self.failure("cannot turn on credentials passing")
+        }
+    }
+
+    /// Accepts a connection (it inherits credentials passing); `nil` when interrupted.
+    package func accept() throws(EngineError) -> SeqPacketSocket? {
+        let client = Glibc.accept(descriptor, nil, nil)
+        if client < 0 {
+            if errno == EINTR || errno == ECONNABORTED { return nil }
+            throw Self.failure("cannot accept a connection")
+        }
+        // The daemon starts no programs, but a descriptor must never leak into one.
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        return SeqPacketSocket(descriptor: client)
+    }
+
+    /// Sends one message, in as many packets as it needs.
+    package func send(_ message: [UInt8]) throws(EngineError) {
+        guard message.count <= Self.messageLimit else {
+            throw EngineError(
+                .dataTooLarge, "a keychaind message of \(message.count) bytes exceeds the limit of \(Self.messageLimit)")
+        }
+        var offset = 0
+        var packet = [UInt8]()
+        packet.reserveCapacity(min(message.count, Self.packetPayload) + 1)
+        repeat {
+            let end = min(offset + Self.packetPayload, message.count)
+            packet.removeAll(keepingCapacity: true)
+            packet.append(end == message.count ? 0 : 1)
+            packet.append(contentsOf: message[offset..<end])
+            let sent = packet.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure("cannot send to keychaind", code: .notAvailable)
+            }
+            offset = end
+        } while offset < message.count
+    }
+
+    /// Receives one whole message and its sender (`nil` when credentials are off), or `nil` when the peer closed.
+    /// A message over the limit, a cut packet or packets from different senders are refused (`errSecParam`); the
+    /// connection should then be closed.
+    package func receive() throws(EngineError) -> (message: [UInt8], sender: MessageSender?)? {
+        var message: [UInt8] = []
+        var sender: MessageSender?
+        var first = true
+        var buffer = [UInt8](repeating: 0, count: Self.packetPayload + 1)
+        while true {
+            var truncated: Int32 = 0
+            var attached = ck_sender()
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                ck_socket_receive(descriptor, bytes.baseAddress, bytes.count, &truncated, &attached)
+            }
+            let handle = attached.pidfd >= 0 ? ProcessHandle(descriptor: attached.pidfd) : nil
+            if count < 0 { throw Self.failure("cannot receive from the keychaind socket", code: .notAvailable) }
+            if count == 0 {
+                if first { return nil }
+                throw EngineError(.param, "the connection closed in the middle of a message")
+            }
+            guard truncated == 0 else { throw EngineError(.param, "a keychaind packet is longer than the protocol allows") }
+            let packetSender =
+                attached.pid >= 0 && attached.uid >= 0
+                ? MessageSender(
+                    pid: attached.pid, uid: UInt32(attached.uid), gid: UInt32(attached.gid), process: handle) : nil
+            if first {
+                sender = packetSender
+                first = false
+            } else if packetSender != sender {
+                throw EngineError(.param, "the packets of one message came from different processes")
+            }
+            guard message.count + count - 1 <= Self.messageLimit else {
+                throw EngineError(.dataTooLarge, "a keychaind message exceeds the limit of \(Self.messageLimit) bytes")
+            }
+            message.append(contentsOf: buffer[1..<count])
+            if buffer[0] == 0 { return (message, sender) }
+            guard buffer[0] == 1 else { throw EngineError(.param, "a keychaind packet has an unknown flag \(buffer[0])") }
+        }
+    }
+
+    /// The connected peer's credentials when it connected (SO_PEERCRED).
+    package func peer() throws(EngineError) -> MessageSender {
+        var pid: Int32 = 0
+        var uid: Int64 = 0
+        var gid: Int64 = 0
+        guard ck_socket_peer(descriptor, &pid, &uid, &gid) == 0 else { throw Self.failure("cannot read the peer") }
+        return MessageSender(pid: pid, uid: UInt32(truncatingIfNeeded: uid), gid: UInt32(truncatingIfNeeded: gid))
+    }
+
+    /// Shuts the connection down for both directions (a blocked reader wakes with end of file).
+    package func shutDown() {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// Closes the descriptor (idempotent).
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(descriptor)
+    }
+
+    private static func address(_ path: String) throws(EngineError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else {
+            throw EngineError(.param, "the socket path \(path) is empty or longer than \(capacity - 1) bytes")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    private static func failure(_ what: String, code: EngineError.Code = .ioError) -> EngineError {
+        EngineError(code, "\(what): \(String(cString: strerror(errno)))")
+    }
+}

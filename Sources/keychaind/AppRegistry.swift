@@ -1,0 +1,164 @@
+import Foundation
+import KeychainCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One registered app: the identity a process gets when its executable is this file.
+struct AppRegistration: Codable, Equatable, Sendable {
+    /// The executable's path when it was registered.
+    var path: String
+    /// Its device and inode then: a process matches only the very file registered.
+    var device: UInt64
+    var inode: UInt64
+    /// Its SHA-256 then (hex): a file rewritten in place no longer matches.
+    var sha256: String
+    /// The identity its entitlements give (application identifier and ordered access groups).
+    var caller: Caller
+    /// Whether a process started without `AT_SECURE` may still have the identity (weaker: see the README).
+    var allowsInsecureExecution: Bool
+}
+
+/// The registered apps, kept in `apps.json` in the daemon's state directory (0600, written atomically), changed
+/// only by root through the daemon (`security register-app`).
+final class AppRegistry: Sendable {
+    private let path: String
+    private let registrations: Mutex<[AppRegistration]>
+    /// Executable digests by file identity and change time, so a busy app is not hashed on every message.
+    private let digests = Mutex<[DigestKey: String]>([:])
+
+    private struct DigestKey: Hashable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int
+        var changed: Int
+    }
+
+    /// Loads the registry at `path` (empty when the file does not exist).
+    init(path: String) throws(EngineError) {
+        self.path = path
+        var loaded: [AppRegistration] = []
+        if let data = FileManager.default.contents(atPath: path) {
+            do {
+                loaded = try JSONDecoder().decode([AppRegistration].self, from: data)
+            } catch {
+                throw EngineError(.invalidKeychain, "the app registry \(path) cannot be read: \(error)")
+            }
+        }
+        registrations = Mutex(loaded)
+    }
+
+    /// Every registration.
+    var all: [AppRegistration] { registrations.withLock { $0 } }
+
+    /// Registers (or replaces the registration of) the executable at `path` with the identity its entitlements
+    /// plist gives.
+    func register(
+        executable path: String, entitlements: Data, allowsInsecureExecution: Bool
+    ) throws(EngineError) -> AppRegistration {
+        guard path.hasPrefix("/") else { throw .init(.param, "the executable path \(path) is not absolute") }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw EngineError(.param, "the executable \(path) is not a regular file")
+        }
+        let caller: Caller
+        do {
+            caller = try Caller(
+                entitlements: entitlements, executableName: URL(fileURLWithPath: path).lastPathComponent)
+        } catch {
+            throw EngineError(.param, "the entitlements for \(path): \(error.message)")
+        }
+        let registration = AppRegistration(
+            path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+            sha256: try Self.hex(FileDigest.sha256(ofFileAt: path)), caller: caller,
+            allowsInsecureExecution: allowsInsecureExecution)
+        try update { list in
+            list.removeAll { $0.path == path || ($0.device == registration.device && $0.inode == registration.inode) }
+            list.append(registration)
+        }
+        return registration
+    }
+
+    /// Removes the registration of `path`; `errSecItemNotFound` when there is none.
+    func unregister(executable path: String) throws(EngineError) {
+        var found = false
+        try update { list in
+            found = list.contains { $0.path == path }
+            list.removeAll { $0.path == path }
+        }
+        guard found else { throw EngineError(.itemNotFound, "no app is registered at \(path)") }
+    }
+
+    /// The registration a process with these facts is, if any: same file (device, inode and content), not
+    /// traced, and started in secure-execution mode unless the registration allows otherwise.
+    func registration(for facts: ProcessFacts, pid: Int32) -> AppRegistration? {
+        let candidates = registrations.withLock { list in
+            list.filter { $0.device == facts.device && $0.inode == facts.inode }
+        }
+        guard let candidate = candidates.first, !facts.isTraced,
+            facts.isSecureExecution || candidate.allowsInsecureExecution,
+            let digest = digest(ofExecutableOf: pid), digest == candidate.sha256
+        else { return nil }
+        return candidate
+    }
+
+    /// The SHA-256 of the file a process runs, read through `/proc/PID/exe` (the mapped file itself).
+    private func digest(ofExecutableOf pid: Int32) -> String? {
+        let descriptor = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        let key = DigestKey(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,
+            changed: info.st_ctim.tv_sec * 1_000_000_000 + info.st_ctim.tv_nsec)
+        if let known = digests.withLock({ $0[key] }) { return known }
+        guard let digest = try? Self.hex(FileDigest.sha256(of: descriptor)) else { return nil }
+        digests.withLock { cache in
+            if cache.count > 256 { cache.removeAll() }
+            cache[key] = digest
+        }
+        return digest
+    }
+
+    private func update(_ change: (inout [AppRegistration]) -> Void) throws(EngineError) {
+        try registrations.withLock { (list) throws(EngineError) in
+            var updated = list
+            change(&updated)
+            try Self.write(updated, to: path)
+            list = updated
+        }
+    }
+
+    /// Writes the registry atomically: a temporary file (0600), fsynced, renamed over the old one.
+    private static func write(_ list: [AppRegistration], to path: String) throws(EngineError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do {
+            data = try encoder.encode(list)
+        } catch {
+            throw EngineError(.internalComponent, "cannot encode the app registry: \(error)")
+        }
+        let temporary = path + ".new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw EngineError(.ioError, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        let written = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor)
+        close(descriptor)
+        guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw EngineError(.ioError, "cannot write the app registry \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func hex(_ data: Data) -> String {
+        data.map { String(format: "%02x", $0) }.joined()
+    }
+}

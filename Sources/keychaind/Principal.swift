@@ -1,0 +1,38 @@
+import CSystem
+import Foundation
+import KeychainCore
+
+/// Who sent a message, as the daemon decides it from the kernel's word: the user whose keychain it reaches, and
+/// the caller (application identifier and access groups) the engine applies Apple's rules to.
+struct Principal: Equatable, Sendable {
+    /// The user whose keychain the message reaches.
+    var uid: UInt32
+    /// The identity within that keychain.
+    var caller: Caller
+    /// Whether the sender is root (who may name another user's keychain and register apps).
+    var isRoot: Bool
+
+    /// The one principal of every unregistered program a user runs (the `security` tool included): one shared
+    /// access group, so Apple's rules hold between it and each registered app.
+    static let unregisteredGroup = "swift-keychain.unregistered"
+
+    /// The caller of a user's unregistered programs.
+    static let unregistered = Caller(applicationIdentifier: unregisteredGroup)
+
+    /// The principal of a message from `sender`: a registered app when its process matches a registration, else
+    /// the user's unregistered programs; root is entitled to every group of the keychain it reaches.
+    ///
+    /// `pidfd` (when the kernel attached one) pins the process: the checks read `/proc/PID`, and a process that
+    /// exited meanwhile (its pid free for reuse) gets no registered identity.
+    static func resolve(sender: MessageSender, registry: AppRegistry) -> Principal {
+        if sender.uid == 0 {
+            return Principal(uid: 0, caller: .administrator(defaultGroup: unregisteredGroup), isRoot: true)
+        }
+        if let facts = ProcessFacts.read(pid: sender.pid), let app = registry.registration(for: facts, pid: sender.pid),
+            sender.process?.isRunning ?? (ProcessFacts.read(pid: sender.pid) == facts)
+        {
+            return Principal(uid: sender.uid, caller: app.caller, isRoot: false)
+        }
+        return Principal(uid: sender.uid, caller: unregistered, isRoot: false)
+    }
+}

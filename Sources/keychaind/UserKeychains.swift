@@ -1,0 +1,35 @@
+import Foundation
+import KeychainCore
+import Synchronization
+
+/// Every user's keychain, each an engine directory `STATE/users/<uid>/` that only the daemon's user can read
+/// (the engine creates it 0700 and its files 0600), opened on first use and kept open: the daemon holds one
+/// lock state per user for all of that user's processes.
+final class UserKeychains: Sendable {
+    private let root: URL
+    private let options: EngineOptions
+    private let engines = Mutex<[UInt32: Engine]>([:])
+
+    init(stateDirectory: URL, options: EngineOptions) {
+        root = stateDirectory.appendingPathComponent("users", isDirectory: true)
+        self.options = options
+    }
+
+    /// The directory of `uid`'s keychain.
+    func directory(of uid: UInt32) -> URL {
+        root.appendingPathComponent(String(uid), isDirectory: true)
+    }
+
+    /// `uid`'s engine, opening (and creating) the keychain on first use.
+    func engine(for uid: UInt32) throws(EngineError) -> Engine {
+        try engines.withLock { (engines) throws(EngineError) -> Engine in
+            if let engine = engines[uid] { return engine }
+            let engine = try Engine(storage: .directory(directory(of: uid)), options: options)
+            engines[uid] = engine
+            return engine
+        }
+    }
+
+    /// The engines open now.
+    var open: [UInt32: Engine] { engines.withLock { $0 } }
+}
