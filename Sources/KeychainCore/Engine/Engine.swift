@@ -87,7 +87,7 @@ public final class Engine: KeychainBackend {
     }
 
     /// Whether items of a protection class can be read and written now.
-    public func isAvailable(_ protectionClass: ProtectionClass) -> Bool {
+    func isAvailable(_ protectionClass: ProtectionClass) -> Bool {
         state.withLock { state in (try? state.keybag.key(for: protectionClass)) != nil }
     }
 
