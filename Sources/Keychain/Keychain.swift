@@ -71,7 +71,7 @@ public struct Keychain: Sendable {
     }
 
     /// A keychain served by a backend the caller opened: the embedded engine (`Engine`), one from
-    /// `KeychainBackends`, or any other ``KeychainBackend``. Values made from this one share its change stream;
+    /// `KeychainBackends`, or any other `KeychainBackend`. Values made from this one share its change stream;
     /// other values on the same backend do not hear of the changes made through it. ``directory`` is `nil`.
     ///
     /// - Parameters:

@@ -8,7 +8,7 @@ import Synchronization
 /// (SQLite WAL with a busy timeout); each process keeps its own lock state, as each app did before `keychaind`.
 public final class Engine: KeychainBackend {
     /// Where the keychain lives.
-    public let storage: KeychainStorage
+    let storage: KeychainStorage
     let options: EngineOptions
     let state: Mutex<EngineState>
 
