@@ -19,7 +19,7 @@ public final class ProtectedFileReader {
     /// The file's protection class.
     public let protection: FileProtectionClass
 
-    private let keyStore: any FileKeyStore
+    private let backend: any KeychainBackend
     private let file: FileDescriptor
     private let opener: SecretStream.Opener
     private let streamBinding: [UInt8]
@@ -33,15 +33,15 @@ public final class ProtectedFileReader {
     /// Opens the file, checks its header and unwraps its key. Throws ``FileProtectionError/interactionNotAllowed``
     /// when its class is unavailable now and ``FileProtectionError/decode`` when it is not a protected file of this
     /// keychain or its header was altered.
-    init(url: URL, keyStore: any FileKeyStore) throws(FileProtectionError) {
+    init(url: URL, backend: any KeychainBackend) throws(FileProtectionError) {
         self.url = url
-        self.keyStore = keyStore
+        self.backend = backend
         let path = url.path
         file = try FileDescriptor.openForReading(path)
-        let header = try FileHeader.read(from: file, keyStore: keyStore)
+        let header = try FileHeader.read(from: file, backend: backend)
         protection = FileProtectionClass(header.keyClass)
         do throws(EngineError) {
-            let fileKey = try keyStore.unwrapFileKey(
+            let fileKey = try backend.unwrapFileKey(
                 header.wrappedKey, for: header.keyClass, context: header.fixedFields)
             opener = try SecretStream.Opener(key: fileKey, header: header.streamHeader)
         } catch {
@@ -71,7 +71,7 @@ public final class ProtectedFileReader {
         guard buffer.count > 0 else {
             throw FileProtectionError(.param, "\(url.path): cannot read into an empty buffer")
         }
-        if protection == .complete && !keyStore.canOpenFiles(of: .classA) {
+        if protection == .complete && !backend.canOpenFiles(of: .classA) {
             throw FileProtectionError(
                 .interactionNotAllowed,
                 "\(url.path): files of class complete cannot be read while the keychain is locked")

@@ -17,7 +17,7 @@ public final class ProtectedFileWriter {
     /// The file's protection class.
     public let protection: FileProtectionClass
 
-    private let keyStore: any FileKeyStore
+    private let backend: any KeychainBackend
     private let output: AtomicFile
     private let sealer: SecretStream.Sealer
     private let streamBinding: [UInt8]
@@ -32,12 +32,12 @@ public final class ProtectedFileWriter {
     /// Creates the file's header under a temporary name. Throws ``FileProtectionError/interactionNotAllowed``
     /// before anything is written when the class cannot create files in the current lock state.
     init(
-        url: URL, protection: FileProtectionClass, keyStore: any FileKeyStore, chunkByteCount: Int,
+        url: URL, protection: FileProtectionClass, backend: any KeychainBackend, chunkByteCount: Int,
         overwriting: Bool
     ) throws(FileProtectionError) {
         self.url = url
         self.protection = protection
-        self.keyStore = keyStore
+        self.backend = backend
         self.overwriting = overwriting
         let path = url.path
         let header: [UInt8]
@@ -45,13 +45,14 @@ public final class ProtectedFileWriter {
             let fileKey = try SecretKey.random()
             sealer = try SecretStream.Sealer(key: fileKey)
             var fields = FileHeader(
-                keyClass: protection.keyClass, chunkByteCount: chunkByteCount, keybagID: try keyStore.keybagID(),
+                keyClass: protection.keyClass, chunkByteCount: chunkByteCount,
+                keybagID: try backend.keybagStatus().keybagID,
                 fileID: try RandomBytes.make(count: FileHeader.identifierByteCount), wrappedKey: Data(),
                 streamHeader: sealer.header)
-            fields.wrappedKey = try keyStore.wrapFileKey(
+            fields.wrappedKey = try backend.wrapFileKey(
                 fileKey, for: protection.keyClass, context: fields.fixedFields)
             streamBinding = fields.streamBinding
-            header = try fields.encoded(tag: keyStore)
+            header = try fields.encoded(tag: backend)
         } catch {
             throw FileProtectionError(error, path: path)
         }
@@ -123,7 +124,7 @@ public final class ProtectedFileWriter {
             throw FileProtectionError(
                 status: failure.status, message: "\(failure.message) (the file was left as it was)")
         }
-        if protection == .complete && !keyStore.canOpenFiles(of: .classA) {
+        if protection == .complete && !backend.canOpenFiles(of: .classA) {
             throw FileProtectionError(
                 .interactionNotAllowed,
                 "\(url.path): files of class complete cannot be written while the keychain is locked")

@@ -17,44 +17,47 @@ import KeychainCore
 /// Every read authenticates: a truncated, reordered, spliced or altered file throws
 /// ``FileProtectionError/decode`` and none of it is returned.
 ///
-/// A `ProtectedFiles` is a `Sendable` value; share it freely. Its lock state is that of its key store: pass the
-/// same `Engine` the rest of the process uses, so unlocking it unlocks the files too.
+/// A `ProtectedFiles` is a `Sendable` value; share it freely. Its lock state is that of its backend: the files
+/// work through any `KeychainBackend` (the embedded engine, or later the keychain daemon), and
+/// ``init(directory:)`` takes the one the rest of the process uses for that directory, so unlocking it unlocks
+/// the files too.
 public struct ProtectedFiles: Sendable {
     /// The keybag the files' keys are wrapped by.
-    public let keyStore: any FileKeyStore
+    public let backend: any KeychainBackend
     /// How many bytes of plaintext each chunk of a new file holds.
     public let chunkByteCount: Int
 
     /// The chunk size of new files unless another is given: 64 KiB.
     public static let defaultChunkByteCount = 64 << 10
 
-    /// Protected files on `keyStore`'s keybag (KeychainCore's `Engine`, opened by the caller).
-    public init(keyStore: any FileKeyStore) {
-        self.keyStore = keyStore
+    /// Protected files on `backend`'s keybag (from `KeychainBackends.backend(for:options:)`, or an `Engine` the
+    /// caller opened).
+    public init(backend: any KeychainBackend) {
+        self.backend = backend
         self.chunkByteCount = Self.defaultChunkByteCount
     }
 
-    /// Protected files on `keyStore`'s keybag whose new files use chunks of `chunkByteCount` bytes (a power of two
+    /// Protected files on `backend`'s keybag whose new files use chunks of `chunkByteCount` bytes (a power of two
     /// from 1 KiB to 1 MiB). Readers accept any such size, whatever they were created with.
-    public init(keyStore: any FileKeyStore, chunkByteCount: Int) throws(FileProtectionError) {
+    public init(backend: any KeychainBackend, chunkByteCount: Int) throws(FileProtectionError) {
         guard FileHeader.chunkByteCountRange.contains(chunkByteCount), chunkByteCount.nonzeroBitCount == 1 else {
             throw FileProtectionError(
                 .param, "chunk size \(chunkByteCount) is not a power of two from 1 KiB to 1 MiB")
         }
-        self.keyStore = keyStore
+        self.backend = backend
         self.chunkByteCount = chunkByteCount
     }
 
     /// Protected files on the keychain in `directory`, or in the default directory (`$KEYCHAIN_HOME`, else
     /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`), created when missing.
     ///
-    /// The engine is the process's shared one for that directory (`Engine.shared(at:options:)`), so files and a
-    /// `Keychain` on the same directory share one lock state: unlocking either unlocks both.
+    /// The backend is the process's one for that directory (`KeychainBackends.backend(for:options:)`), so files and
+    /// a `Keychain` on the same directory share one lock state: unlocking either unlocks both.
     public init(directory: URL? = nil) throws(FileProtectionError) {
         let directory =
             directory ?? KeychainStorage.defaultDirectory(environment: ProcessInfo.processInfo.environment)
         do throws(EngineError) {
-            self.init(keyStore: try Engine.shared(at: directory))
+            self.init(backend: try KeychainBackends.backend(for: .directory(directory)))
         } catch {
             throw FileProtectionError(error, path: directory.path)
         }
@@ -83,13 +86,13 @@ public struct ProtectedFiles: Sendable {
     public func writer(to url: URL, protection: FileProtectionClass) throws(FileProtectionError) -> ProtectedFileWriter
     {
         try ProtectedFileWriter(
-            url: url, protection: protection, keyStore: keyStore, chunkByteCount: chunkByteCount, overwriting: true)
+            url: url, protection: protection, backend: backend, chunkByteCount: chunkByteCount, overwriting: true)
     }
 
     /// A reader of the protected file at `url`, in pieces, in constant memory. Throws
     /// ``FileProtectionError/interactionNotAllowed`` when the file's class is unavailable now.
     public func reader(from url: URL) throws(FileProtectionError) -> ProtectedFileReader {
-        try ProtectedFileReader(url: url, keyStore: keyStore)
+        try ProtectedFileReader(url: url, backend: backend)
     }
 
     /// Protects a plain file: streams `input` into a protected file at `output` of class `protection`, in
@@ -125,7 +128,7 @@ public struct ProtectedFiles: Sendable {
     /// works in every lock state).
     public func protection(of url: URL) throws(FileProtectionError) -> FileProtectionClass {
         let file = try FileDescriptor.openForReading(url.path)
-        return FileProtectionClass(try FileHeader.read(from: file, keyStore: keyStore).keyClass)
+        return FileProtectionClass(try FileHeader.read(from: file, backend: backend).keyClass)
     }
 
     /// Changes the protection class of the file at `url` by rewrapping its key: the data is not re-encrypted (nor
@@ -133,7 +136,7 @@ public struct ProtectedFiles: Sendable {
     /// able to create files (to wrap); otherwise throws ``FileProtectionError/interactionNotAllowed`` and leaves the
     /// file as it was. The new file replaces the old one atomically.
     public func setProtection(_ protection: FileProtectionClass, of url: URL) throws(FileProtectionError) {
-        try ProtectionChange(url: url, keyStore: keyStore).apply(protection)
+        try ProtectionChange(url: url, backend: backend).apply(protection)
     }
 
     // MARK: Internal
@@ -143,7 +146,7 @@ public struct ProtectedFiles: Sendable {
         _ data: some DataProtocol, to url: URL, protection: FileProtectionClass, overwriting: Bool
     ) throws(FileProtectionError) {
         let writer = try ProtectedFileWriter(
-            url: url, protection: protection, keyStore: keyStore, chunkByteCount: chunkByteCount,
+            url: url, protection: protection, backend: backend, chunkByteCount: chunkByteCount,
             overwriting: overwriting)
         try writer.write(contentsOf: data)
         try writer.close()

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainCore
 
-/// Whole keychains on disk: where the default one lives, whether one exists, and deleting one. For tools that
+/// Whole keychains on disk: where the default one lives, whether one exists, creating and deleting one. For tools that
 /// manage keychains (the `security` command); apps simply use a ``Keychain``, which creates its directory on first
 /// use.
 extension Keychain {
@@ -13,7 +13,24 @@ extension Keychain {
 
     /// Whether `directory` holds a keychain (its database or its device key). Creates nothing.
     public static func exists(in directory: URL) -> Bool {
-        KeychainStorage.keychainExists(in: directory)
+        KeychainBackends.keychainExists(in: directory)
+    }
+
+    /// Creates a keychain in `directory` (created 0700 when missing) and returns it, opened. Throws a
+    /// `KeychainError` with status `errSecDuplicateKeychain` (-25296) when the directory holds a keychain already,
+    /// and creates nothing then. The parameters are those of ``init(service:directory:identity:passcodeHashing:)``.
+    public static func create(
+        service: String, in directory: URL, identity: ApplicationIdentity? = nil,
+        passcodeHashing: PasscodeHashing = .standard
+    ) throws(KeychainError) -> Keychain {
+        let keychain = Keychain(
+            service: service, directory: directory, identity: identity, passcodeHashing: passcodeHashing)
+        do throws(EngineError) {
+            try keychain.connection.create()
+        } catch {
+            throw KeychainError(error, doing: "cannot create a keychain in \(directory.path)")
+        }
+        return keychain
     }
 
     /// Deletes the keychain in `directory`: its device key first (without it nothing left can be decrypted), then
@@ -24,7 +41,7 @@ extension Keychain {
     /// files.
     public static func delete(in directory: URL) throws(KeychainError) {
         do {
-            try KeychainStorage.removeKeychain(in: directory)
+            try KeychainBackends.deleteKeychain(in: directory)
         } catch {
             throw KeychainError(error, doing: "cannot delete the keychain in \(directory.path)")
         }

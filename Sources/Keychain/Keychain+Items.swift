@@ -34,6 +34,21 @@ extension Keychain {
         try updateItem(item, secret: secret)
     }
 
+    /// Adds a generic password or, when one with its key exists, writes the attributes it sets and its secret over
+    /// that one, in one transaction; returns it as stored. The stored item keeps the attributes this value leaves
+    /// unset, its creation date and its persistent reference.
+    @discardableResult
+    public func addOrUpdate(_ item: GenericPassword, secret: Data) throws(KeychainError) -> GenericPassword {
+        try addOrUpdateItem(item, secret: secret)
+    }
+
+    /// Adds an internet password or, when one with its key exists, writes the attributes it sets and its secret
+    /// over that one, in one transaction; returns it as stored.
+    @discardableResult
+    public func addOrUpdate(_ item: InternetPassword, secret: Data) throws(KeychainError) -> InternetPassword {
+        try addOrUpdateItem(item, secret: secret)
+    }
+
     /// Removes a generic password (by persistent reference, else by key); returns whether there was one.
     @discardableResult
     public func remove(_ item: GenericPassword) throws(KeychainError) -> Bool {
@@ -74,6 +89,14 @@ extension Keychain {
         try perform("cannot add the \(item.summary)") { (connection, caller) throws(EngineError) -> Value in
             Value(
                 reading: try connection.add(
+                    NewItem(itemClass: Value.itemClass, attributes: item.attributesToAdd, data: secret), for: caller))
+        }
+    }
+
+    private func addOrUpdateItem<Value: StoredItemValue>(_ item: Value, secret: Data) throws(KeychainError) -> Value {
+        try perform("cannot store the \(item.summary)") { (connection, caller) throws(EngineError) -> Value in
+            Value(
+                reading: try connection.addOrUpdate(
                     NewItem(itemClass: Value.itemClass, attributes: item.attributesToAdd, data: secret), for: caller))
         }
     }

@@ -118,25 +118,14 @@ extension Keychain {
         }
     }
 
-    /// Updates the key's item, or adds it when there is none. Another writer may add or remove the key between
-    /// the two steps; each round either finishes or observes that change, so a few rounds settle it.
+    /// Adds the key's item, or writes the value, accessibility and label over the one there, in one transaction
+    /// (the backend's `addOrUpdate(_:for:)`): no other writer can come between the lookup and the write.
     private func store(_ data: Data, for key: String, _ connection: Connection, _ caller: Caller) throws(EngineError) {
-        var changes = ItemAttributes([.accessible: .string(accessibility.rawValue)])
-        changes[.label] = label.map { .string($0) }
-        var attributes = valueQuery(key).attributes.merging(changes)
+        var attributes = valueQuery(key).attributes
+        attributes[.accessible] = .string(accessibility.rawValue)
+        attributes[.label] = label.map { .string($0) }
         attributes[.synchronizable] = .bool(isSynchronizable)
-        for _ in 0..<3 {
-            do throws(EngineError) {
-                _ = try connection.update(
-                    valueQuery(key), with: ItemChanges(attributes: changes, data: data), for: caller)
-                return
-            } catch  where KeychainError.isNotFound(error) {}
-            do throws(EngineError) {
-                _ = try connection.add(
-                    NewItem(itemClass: .genericPassword, attributes: attributes, data: data), for: caller)
-                return
-            } catch  where error.code == .duplicateItem {}
-        }
-        throw EngineError(.duplicateItem, "other writers kept adding and removing the key while it was stored")
+        _ = try connection.addOrUpdate(
+            NewItem(itemClass: .genericPassword, attributes: attributes, data: data), for: caller)
     }
 }

@@ -70,15 +70,27 @@ public struct Keychain: Sendable {
             identity: identity)
     }
 
+    /// A keychain served by a backend the caller opened: the embedded engine (`Engine`), one from
+    /// `KeychainBackends`, or any other `KeychainBackend`. Values made from this one share its change stream;
+    /// other values on the same backend do not hear of the changes made through it. ``directory`` is `nil`.
+    ///
+    /// - Parameters:
+    ///   - service: The service of the key-value API's items.
+    ///   - backend: Where the items are.
+    ///   - identity: Who the items belong to; `nil` for ``ApplicationIdentity/current()``.
+    public init(service: String, backend: any KeychainBackend, identity: ApplicationIdentity? = nil) {
+        self.init(service: service, connection: Connection(backend: backend), identity: identity)
+    }
+
     private init(service: String, connection: Connection, identity: ApplicationIdentity?) {
         self.service = service
         self.connection = connection
         self.identity = identity.map { .success($0) } ?? Result { () throws(KeychainError) in try .current() }
     }
 
-    /// The directory the keychain lives in, or `nil` for an in-memory keychain.
+    /// The directory the keychain lives in, or `nil` for an in-memory keychain or one given as a backend.
     public var directory: URL? {
-        if case .directory(let url) = connection.storage { url } else { nil }
+        if case .some(.directory(let url)) = connection.storage { url } else { nil }
     }
 
     // MARK: Configuration

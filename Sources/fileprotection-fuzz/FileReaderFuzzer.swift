@@ -35,7 +35,7 @@ private final class Harness: Sendable {
             let engine = try Engine(storage: .inMemory, options: EngineOptions(passcodeCost: .minimum))
             try engine.setPasscode(Self.passcode, current: nil)
             self.engine = engine
-            files = try [1024, 2048, 4096].map { try ProtectedFiles(keyStore: engine, chunkByteCount: $0) }
+            files = try [1024, 2048, 4096].map { try ProtectedFiles(backend: engine, chunkByteCount: $0) }
             let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
             directory = URL(fileURLWithPath: base).appendingPathComponent("fileprotection-fuzz-\(getpid())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -177,7 +177,7 @@ private func retagged(_ input: [UInt8], keepingIdentity: Bool = false) -> [UInt8
     if !keepingIdentity {
         if bytes.count < 44 { bytes += [UInt8](repeating: 0, count: 44 - bytes.count) }
         bytes.replaceSubrange(0..<5, with: Array("SKPF".utf8) + [1])
-        let keybag = (try? harness.engine.keybagID()) ?? UUID()
+        let keybag = (try? harness.engine.keybagStatus().keybagID) ?? UUID()
         withUnsafeBytes(of: keybag.uuid) { bytes.replaceSubrange(10..<26, with: $0) }
         bytes[43] = 0
         // A chunk size from 1 KiB to 64 KiB, so the reader gets past its range check.

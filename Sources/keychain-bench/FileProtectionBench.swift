@@ -35,7 +35,7 @@ enum FileProtectionBench {
     static func run(megabytes: Int, rounds: Int = 5) throws -> Figures {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let files = ProtectedFiles(keyStore: try Engine(storage: .directory(directory.appendingPathComponent("kc"))))
+        let files = ProtectedFiles(backend: try Engine(storage: .directory(directory.appendingPathComponent("kc"))))
         let plain = directory.appendingPathComponent("plain")
         try writePlainFile(plain, byteCount: megabytes << 20)
         let ours = directory.appendingPathComponent("ours.skpf")

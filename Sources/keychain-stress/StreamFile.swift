@@ -11,7 +11,7 @@ func runStreamFile(directory: URL, size: Int) throws {
         storage: .directory(directory.appendingPathComponent("keychain")),
         options: EngineOptions(passcodeCost: .minimum))
     try engine.setPasscode("1234", current: nil)
-    let files = ProtectedFiles(keyStore: engine)
+    let files = ProtectedFiles(backend: engine)
     let protected = directory.appendingPathComponent("large")
     let plain = directory.appendingPathComponent("plain")
     let pattern = StreamPattern()

@@ -140,11 +140,11 @@ struct ProtectedFilesTests {
         let fixture = try FileFixture()
         for size in [0, 512, 1000, 3000, 2 << 20] {
             #expect(throws: FileProtectionError.param) {
-                _ = try ProtectedFiles(keyStore: fixture.engine, chunkByteCount: size)
+                _ = try ProtectedFiles(backend: fixture.engine, chunkByteCount: size)
             }
         }
-        let small = try ProtectedFiles(keyStore: fixture.engine, chunkByteCount: 1024)
-        let large = try ProtectedFiles(keyStore: fixture.engine, chunkByteCount: 1 << 20)
+        let small = try ProtectedFiles(backend: fixture.engine, chunkByteCount: 1024)
+        let large = try ProtectedFiles(backend: fixture.engine, chunkByteCount: 1 << 20)
         try small.write(sampleData(5000), to: fixture.file("small"), protection: .none)
         try large.write(sampleData(5000), to: fixture.file("large"), protection: .none)
         #expect(try large.contents(of: fixture.file("small")) == sampleData(5000))

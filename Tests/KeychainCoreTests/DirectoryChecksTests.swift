@@ -114,6 +114,6 @@ struct DirectoryChecksTests {
         for path in [temporary.file("a"), temporary.file("a/b"), url].map(\.path) {
             #expect(mode(path) == 0o700, "\(path) is \(String(mode(path), radix: 8))")
         }
-        #expect(KeychainStorage.keychainExists(in: url))
+        #expect(KeychainBackends.keychainExists(in: url))
     }
 }

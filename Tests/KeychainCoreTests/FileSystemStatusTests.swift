@@ -63,7 +63,7 @@ struct FileSystemStatusTests {
                 #expect(error.code == .diskFull, "\(size): \(error)")
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == [], "\(size)")
-            #expect(!KeychainStorage.keychainExists(in: url))
+            #expect(!KeychainBackends.keychainExists(in: url))
         }
         // With room enough the same steps work.
         let roomy = try #require(try TemporaryMount(size: "1m"))

@@ -63,16 +63,16 @@ struct FileHeader {
     /// The associated data of the first chunk: what ties a body to its header and survives a class change.
     var streamBinding: [UInt8] { Self.magic + [Self.version] + fileID }
 
-    /// The whole header, tagged by `keyStore`.
-    func encoded(tag keyStore: any FileKeyStore) throws(EngineError) -> [UInt8] {
+    /// The whole header, tagged by `backend`.
+    func encoded(tag backend: any KeychainBackend) throws(EngineError) -> [UInt8] {
         let bytes = taggedBytes
-        return bytes + Array(try keyStore.fileHeaderTag(for: bytes))
+        return bytes + Array(try backend.fileHeaderTag(for: bytes))
     }
 
     /// Reads and checks a header: its format, its keybag, then its tag. Every failure is
     /// ``FileProtectionError/decode`` naming `file`.
     static func read(
-        from file: FileDescriptor, keyStore: any FileKeyStore
+        from file: FileDescriptor, backend: any KeychainBackend
     ) throws(FileProtectionError) -> FileHeader {
         let path = file.path
         func damaged(_ reason: String) -> FileProtectionError {
@@ -106,9 +106,9 @@ struct FileHeader {
         let ours: UUID
         let isTagValid: Bool
         do throws(EngineError) {
-            ours = try keyStore.keybagID()
-            isTagValid = try keyStore.isValidFileHeaderTag(
-                Array(rest[(rest.count - tagByteCount)...]), for: header.taggedBytes)
+            ours = try backend.keybagStatus().keybagID
+            isTagValid = try backend.isValidFileHeaderTag(
+                Data(rest[(rest.count - tagByteCount)...]), for: header.taggedBytes)
         } catch {
             throw FileProtectionError(error, path: path)
         }

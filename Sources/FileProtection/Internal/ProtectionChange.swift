@@ -5,7 +5,7 @@ import KeychainCore
 /// does not depend on the class), into a temporary file that replaces the original once complete.
 struct ProtectionChange {
     let url: URL
-    let keyStore: any FileKeyStore
+    let backend: any KeychainBackend
 
     /// The size of the pieces the body is copied in.
     private static let copyByteCount = 256 << 10
@@ -13,16 +13,16 @@ struct ProtectionChange {
     func apply(_ protection: FileProtectionClass) throws(FileProtectionError) {
         let path = url.path
         let source = try FileDescriptor.openForReading(path)
-        var header = try FileHeader.read(from: source, keyStore: keyStore)
+        var header = try FileHeader.read(from: source, backend: backend)
         let encoded: [UInt8]
         do throws(EngineError) {
             // Unwrapping first proves the current class is available, even when the class does not change.
-            let fileKey = try keyStore.unwrapFileKey(
+            let fileKey = try backend.unwrapFileKey(
                 header.wrappedKey, for: header.keyClass, context: header.fixedFields)
             guard header.keyClass != protection.keyClass else { return }
             header.keyClass = protection.keyClass
-            header.wrappedKey = try keyStore.wrapFileKey(fileKey, for: header.keyClass, context: header.fixedFields)
-            encoded = try header.encoded(tag: keyStore)
+            header.wrappedKey = try backend.wrapFileKey(fileKey, for: header.keyClass, context: header.fixedFields)
+            encoded = try header.encoded(tag: backend)
         } catch {
             throw FileProtectionError(error, path: path)
         }

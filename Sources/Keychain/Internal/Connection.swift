@@ -9,8 +9,8 @@ import Synchronization
 /// Every ``Keychain`` value on the same directory shares one connection (``ConnectionRegistry``), so they see
 /// each other's writes, share one lock state and one change stream.
 final class Connection: Sendable {
-    /// Where the keychain lives.
-    let storage: KeychainStorage
+    /// Where the keychain lives, or `nil` for a backend the caller gave.
+    let storage: KeychainStorage?
     /// The change streams open on this keychain.
     let changes = ChangeHub()
     /// Where `async` calls do their blocking work.
@@ -23,11 +23,13 @@ final class Connection: Sendable {
     /// threads would only wait on that lock, while separate keychains still run side by side.
     let queue: DispatchQueue
     private let options: EngineOptions
-    private let opened = Mutex<(any KeychainBackend)?>(nil)
+    private let opened: Mutex<(any KeychainBackend)?>
 
+    /// A connection whose backend ``KeychainBackends`` gives on first use.
     init(storage: KeychainStorage, options: EngineOptions) {
         self.storage = storage
         self.options = options
+        opened = Mutex(nil)
         let name =
             switch storage {
             case .directory(let url): url.path
@@ -36,17 +38,34 @@ final class Connection: Sendable {
         queue = DispatchQueue(label: "swift-keychain \(name)")
     }
 
-    /// The engine, opened on first use. A failed open is not remembered: the next call tries again.
+    /// A connection to a backend the caller opened.
+    init(backend: any KeychainBackend) {
+        storage = nil
+        options = EngineOptions()
+        opened = Mutex(backend)
+        queue = DispatchQueue(label: "swift-keychain backend")
+    }
+
+    /// The backend, from ``KeychainBackends`` on first use (the process's one for a directory). A failed open is
+    /// not remembered: the next call tries again.
     func backend() throws(EngineError) -> any KeychainBackend {
         try opened.withLock { (opened) throws(EngineError) -> any KeychainBackend in
             if let opened { return opened }
-            let engine: Engine
-            switch storage {
-            case .directory(let url): engine = try Engine.shared(at: url, options: options)
-            case .inMemory: engine = try Engine(storage: .inMemory, options: options)
+            guard let storage else { throw EngineError(.internalComponent, "the connection has no backend") }
+            let backend = try KeychainBackends.backend(for: storage, options: options)
+            opened = backend
+            return backend
+        }
+    }
+
+    /// Creates the keychain in this connection's directory and keeps its backend. Throws `duplicateKeychain` when
+    /// the directory holds one (or this connection has opened it already).
+    func create() throws(EngineError) {
+        try opened.withLock { (opened) throws(EngineError) in
+            guard opened == nil, case .some(.directory(let url)) = storage else {
+                throw EngineError(.duplicateKeychain, "the keychain is open already")
             }
-            opened = engine
-            return engine
+            opened = try KeychainBackends.createKeychain(in: url, options: options)
         }
     }
 
@@ -56,6 +75,12 @@ final class Connection: Sendable {
     func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
         defer { changes.catchUp() }
         return try backend().add(item, for: caller)
+    }
+
+    /// Adds an item or writes it over the one with its primary key, in one transaction.
+    func addOrUpdate(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
+        defer { changes.catchUp() }
+        return try backend().addOrUpdate(item, for: caller)
     }
 
     /// Changes every item a query matches, all or nothing, and returns how many.

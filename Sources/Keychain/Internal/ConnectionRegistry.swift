@@ -3,9 +3,11 @@ import KeychainCore
 import Synchronization
 
 /// The connections open in this process, one per keychain directory, so every ``Keychain`` value on a directory
-/// shares one engine, one lock state and one change stream.
+/// shares one change stream, one write order and one queue. The backend itself (and so the lock state, shared with
+/// `Security` and protected files too) comes from `KeychainBackends`, the process's one cache of open engines.
 ///
-/// Entries are weak: a keychain's engine closes when the last value using it is released.
+/// Entries are weak: a connection goes when the last value using it is released, and with it its hold on the
+/// backend.
 enum ConnectionRegistry {
     private struct Entry {
         weak var connection: Connection?

@@ -6,12 +6,7 @@ import Foundation
 /// Each class's wrapping key is derived from its class key with keyed BLAKE2b under a label of its own, so a file
 /// key and an item key are never wrapped by the same key. Class B seals to the class public key with an ephemeral
 /// X25519 key. The keybag's lock holds only while a class key is fetched; deriving and wrapping happen outside it.
-extension Engine: FileKeyStore {
-    /// The keybag's identifier.
-    public func keybagID() throws(EngineError) -> UUID {
-        try state.withLock { (state) throws(EngineError) -> UUID in try Self.uuid(of: state.keybag) }
-    }
-
+extension Engine {
     /// Whether files of a class can be opened now.
     public func canOpenFiles(of fileClass: FileKeyClass) -> Bool {
         state.withLock { state in
@@ -69,7 +64,7 @@ extension Engine: FileKeyStore {
     }
 
     /// Whether `tag` is the tag of `header`.
-    public func isValidFileHeaderTag(_ tag: some ContiguousBytes, for header: [UInt8]) throws(EngineError) -> Bool {
+    public func isValidFileHeaderTag(_ tag: Data, for header: [UInt8]) throws(EngineError) -> Bool {
         let expected = try fileHeaderTag(for: header)
         return tag.withUnsafeBytes { given in
             expected.withUnsafeBytes { computed in
@@ -115,13 +110,6 @@ extension Engine: FileKeyStore {
     /// Binds a wrapped file key to this keybag, its class and the file's header fields.
     private static func associatedData(_ keybag: Data, _ fileClass: FileKeyClass, _ context: [UInt8]) -> [UInt8] {
         Array("swift-keychain file key v1".utf8) + Array(keybag) + [fileClass.rawValue] + context
-    }
-
-    private static func uuid(of keybag: Keybag) throws(EngineError) -> UUID {
-        guard let uuid = keybag.uuid.withUnsafeBytes({ UUID(bytes: $0) }) else {
-            throw EngineError(.invalidKeychain, "the keybag's identifier is damaged")
-        }
-        return uuid
     }
 
     private static func unavailable(_ fileClass: FileKeyClass) -> EngineError {

@@ -100,27 +100,36 @@ extension Engine {
                 let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
                 try Self.checkFound(result, query)
                 for match in result.matches {
-                    guard let current = match.attributes else {
-                        throw .internalError("an update's match has no attributes")
-                    }
-                    let attributes = current.merging(changed)
-                    let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
-                    if !changes.allowsThisDeviceOnlySynchronizable {
-                        try ItemValidator.checkSynchronizable(
-                            attributes.bool(.synchronizable) ?? false, protectionClass)
-                    }
-                    let stored = try state.sealer.seal(
-                        itemClass: itemClass, attributes: attributes, data: changes.data ?? match.data ?? Data(),
-                        uuid: match.uuid, sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag)
-                    do throws(EngineError) {
-                        try state.store.replace(rowID: match.rowID, with: stored)
-                    } catch  where error.code == .duplicateItem {
-                        throw Self.duplicate(itemClass, attributes)
-                    }
+                    _ = try rewrite(match, itemClass: itemClass, with: changed, changes, in: state)
                 }
                 return result.matches.count
             }
         }
+    }
+
+    /// Writes changed attributes (and a new secret, if any) over one match of an update, inside its write
+    /// transaction, and returns the item's new attributes.
+    func rewrite(
+        _ match: ItemMatch, itemClass: ItemClass, with changed: ItemAttributes, _ changes: ItemChanges,
+        in state: EngineState
+    ) throws(EngineError) -> ItemAttributes {
+        guard let current = match.attributes else {
+            throw .internalError("an update's match has no attributes")
+        }
+        let attributes = current.merging(changed)
+        let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
+        if !changes.allowsThisDeviceOnlySynchronizable {
+            try ItemValidator.checkSynchronizable(attributes.bool(.synchronizable) ?? false, protectionClass)
+        }
+        let stored = try state.sealer.seal(
+            itemClass: itemClass, attributes: attributes, data: changes.data ?? match.data ?? Data(),
+            uuid: match.uuid, sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag)
+        do throws(EngineError) {
+            try state.store.replace(rowID: match.rowID, with: stored)
+        } catch  where error.code == .duplicateItem {
+            throw Self.duplicate(itemClass, attributes)
+        }
+        return attributes
     }
 
     /// Deletes every item a query matches, all or nothing. A synchronizable item leaves a tombstone (for sync);
@@ -167,7 +176,7 @@ extension Engine {
     }
 
     /// The duplicate-item error, naming the primary key.
-    private static func duplicate(_ itemClass: ItemClass, _ attributes: ItemAttributes) -> EngineError {
+    static func duplicate(_ itemClass: ItemClass, _ attributes: ItemAttributes) -> EngineError {
         let key = ([AttributeKey.accessGroup, .synchronizable] + itemClass.primaryKey).compactMap { attribute in
             attributes[attribute].map { "\(attribute.rawValue) \($0)" }
         }

@@ -8,7 +8,7 @@ import Synchronization
 /// (SQLite WAL with a busy timeout); each process keeps its own lock state, as each app did before `keychaind`.
 public final class Engine: KeychainBackend {
     /// Where the keychain lives.
-    public let storage: KeychainStorage
+    let storage: KeychainStorage
     let options: EngineOptions
     let state: Mutex<EngineState>
     /// Tells observers the change feed may have grown.
@@ -92,7 +92,7 @@ public final class Engine: KeychainBackend {
     }
 
     /// Whether items of a protection class can be read and written now.
-    public func isAvailable(_ protectionClass: ProtectionClass) -> Bool {
+    func isAvailable(_ protectionClass: ProtectionClass) -> Bool {
         state.withLock { state in (try? state.keybag.key(for: protectionClass)) != nil }
     }
 

@@ -2,6 +2,10 @@ import Foundation
 
 /// Adds made inside one write transaction: all of them are committed together, or none is.
 ///
+/// The engine's own form of a batch, for its benchmark, which times each add inside one. Every other client gives
+/// a backend the whole batch as a value (`add(_ items: [NewItem], for:)`), which a daemon can receive in one
+/// message.
+///
 /// A batch is valid only inside the closure passed to ``Engine/batch(for:_:)``; using it afterwards throws
 /// ``EngineError/Code/param``. It holds the engine's lock, so other threads wait until the closure returns.
 public final class ItemBatch {

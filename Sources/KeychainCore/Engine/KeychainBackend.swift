@@ -1,32 +1,125 @@
 import Foundation
 
-/// The one seam between the APIs (`Security`, `Keychain`) and a keychain: the embedded ``Engine`` or, later, a
-/// client of the keychain daemon. Requests and results are plain values that can cross a socket.
+/// The one seam between the APIs (`Security`, `Keychain`, `FileProtection`, the `security` command) and a
+/// keychain: the embedded ``Engine`` today, a client of the keychain daemon later. Get one from
+/// ``KeychainBackends/backend(for:options:)``, which picks the kind for a keychain directory.
+///
+/// Every request, result and error is a plain `Codable` value, so a daemon client can send it over a socket and
+/// give back exactly what the engine would. The one exception is a file key (``SecretKey``), which is never
+/// encoded by a generic coder: a client sends its bytes over its own channel.
+///
+/// # Implementation requirements
+///
+/// An implementation must keep every promise below; the backend conformance suite in the tests checks them on each
+/// kind, and an API written against this protocol relies on them and on nothing else.
+///
+/// - **Thread safety.** Any number of threads and tasks may call any requirement at once. Each call is atomic
+///   with respect to the others: a reader sees a write wholly or not at all. Calls may block (an `fsync` on every
+///   write, Argon2id on every passcode operation); callers keep them off Swift's cooperative pool.
+/// - **All or nothing.** A call that throws has changed nothing: no item, attribute, secret, passcode or attempt
+///   count is half-written. An add of several items, an update or a delete of several matches, and
+///   ``addOrUpdate(_:for:)`` commit in one transaction. The only writes a failing call keeps are those that are
+///   its purpose: a wrong passcode is counted (and may erase the keychain, see ``setEraseAfter(failures:)``).
+/// - **Durability at return.** Once a write returns, it survives a crash of the process and, on disk, a loss of
+///   power: it was committed with a full sync. A write that has not returned may be lost, but never half.
+/// - **Who may see what.** Items are those of the caller's access groups only (``Caller``): an add or a query
+///   naming a group the caller lacks is ``EngineError/Code/missingEntitlement``; a query naming none searches
+///   all of the caller's groups; an add naming none goes to ``Caller/defaultGroup``.
+/// - **Lock state.** Items of a protection class whose key is not loaded cannot be read, added, changed or
+///   deleted: ``EngineError/Code/interactionNotAllowed``. Class keys for ``ProtectionClass/Availability/always``
+///   are always loaded, ``ProtectionClass/Availability/afterFirstUnlock`` from the first unlock on, and
+///   ``ProtectionClass/Availability/whileUnlocked`` while unlocked. Without a passcode everything is loaded.
+///   Each backend instance has one lock state, shared by every caller of it.
+/// - **Limits.** A secret holds at most 16 MiB (``EngineError/Code/dataTooLarge``), an item's attributes at most
+///   1 MiB in all (``EngineError/Code/dataTooLarge``); integer attributes are 0 through `UInt32.max`
+///   (``EngineError/Code/param``). After ``PasscodePolicy/freeAttempts`` wrong passcodes in a row each attempt
+///   waits (``PasscodePolicy/waits``), refused meanwhile with ``EngineError/Code/interactionNotAllowed``.
+/// - **Refusals.** Every refusal is an ``EngineError`` whose message names the key or value at fault:
+///   - ``EngineError/Code/param``: a malformed request (an attribute of the wrong type, a match limit on an
+///     update or delete, an empty update, a synchronizable item with a this-device-only class, an empty passcode);
+///   - ``EngineError/Code/noSuchAttribute``: an attribute the item's class does not have;
+///   - ``EngineError/Code/duplicateItem``: an add, or an update's move, onto an existing primary key (access
+///     group, synchronizable, and the class's ``ItemClass/primaryKey``);
+///   - ``EngineError/Code/itemNotFound``: a query, update or delete that matches nothing;
+///   - ``EngineError/Code/decode``: a stored item that fails authentication (when nothing else matched), a file
+///     key that does not unwrap, or a database rolled back or damaged (then every item operation is refused;
+///     ``verify()`` still reports);
+///   - ``EngineError/Code/authFailed``: a wrong passcode, or a passcode operation without the current one;
+///   - ``EngineError/Code/interactionNotAllowed``: a locked class, or passcode entry suspended after failures;
+///   - ``EngineError/Code/diskFull``, ``EngineError/Code/ioError``, ``EngineError/Code/writePermission``: the
+///     file system refused, and nothing was changed;
+///   - ``EngineError/Code/invalidKeychain``, ``EngineError/Code/noSuchKeychain``: the keychain's files are not a
+///     keychain, or there is none.
 public protocol KeychainBackend: Sendable {
-    /// Adds an item and returns it as stored (with defaults filled in).
+    // MARK: Items
+
+    /// Adds an item and returns it as stored: the access group defaults to the caller's default group, the
+    /// protection class to ``ProtectionClass/default``, synchronizable to `false`, and the dates are now.
+    @discardableResult
     func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item
-    /// Returns the items a query matches (at least one, or ``EngineError/Code/itemNotFound``).
+
+    /// Adds every item, all or nothing, and returns them as stored, in order. Each follows the rules of
+    /// ``add(_:for:)``; one refusal (a duplicate of a stored item or of an earlier one in `items`, above all) adds
+    /// none of them.
+    @discardableResult
+    func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item]
+
+    /// Adds an item or, when one with its primary key exists (access group and synchronizable after their
+    /// defaults), writes the item's attributes and secret over it, in one transaction, and returns it as stored.
+    /// The stored item keeps the attributes `item` does not name, its creation date and its persistent reference;
+    /// a change of protection class rewraps its key. Either step's refusal is thrown (a locked class is
+    /// ``EngineError/Code/interactionNotAllowed``, whether the old or the new one).
+    @discardableResult
+    func addOrUpdate(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item
+
+    /// Returns the items a query matches, up to its limit (at least one, or ``EngineError/Code/itemNotFound``).
+    /// Each carries its attributes only when the query returns ``ReturnOptions/attributes``, its data only with
+    /// ``ReturnOptions/data``. A locked candidate fails the search (``EngineError/Code/interactionNotAllowed``).
     func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item]
-    /// Changes every item a query matches, all or nothing, and returns how many.
+
+    /// Changes every item a query matches, all or nothing, and returns how many; `mdat` becomes now.
     func update(_ query: ItemQuery, with changes: ItemChanges, for caller: Caller) throws(EngineError) -> Int
+
     /// Deletes every item a query matches, all or nothing, and returns how many.
     func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int
 
-    /// The keybag's state.
+    // MARK: Keybag
+
+    /// The keybag's state. Works in every lock state.
     func keybagStatus() throws(EngineError) -> KeybagStatus
-    /// Loads every class key after checking the passcode.
+    /// Loads every class key after checking the passcode (no effect without one). A wrong one is
+    /// ``EngineError/Code/authFailed`` and counts towards the waits and the erase.
     func unlock(passcode: String) throws(EngineError)
-    /// Discards the keys of the classes that need the unlocked state.
+    /// Discards the keys of the classes that need the unlocked state. No effect without a passcode.
     func lock() throws(EngineError)
-    /// Sets the passcode (`current` is `nil` when none is set) or changes it.
+    /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
     func setPasscode(_ passcode: String, current: String?) throws(EngineError)
-    /// Removes the passcode, deleting the items that need one.
+    /// Removes the passcode, deleting the ``ProtectionClass/whenPasscodeSetThisDeviceOnly`` items.
     func removePasscode(current: String) throws(EngineError)
-    /// Whether items of a protection class can be read and written now.
-    func isAvailable(_ protectionClass: ProtectionClass) -> Bool
-    /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never).
+    /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never; otherwise more than
+    /// ``PasscodePolicy/freeAttempts``, else ``EngineError/Code/param``).
     func setEraseAfter(failures: Int) throws(EngineError)
-    /// Checks every row and the change log; reads only.
+
+    // MARK: File keys (protected files, DESIGN §7)
+
+    /// Whether files of a class can be opened (their key unwrapped) in the current lock state.
+    func canOpenFiles(of fileClass: FileKeyClass) -> Bool
+    /// Wraps a file key for a class, binding `context` (the header fields that must not change) and this keybag.
+    /// Throws ``EngineError/Code/interactionNotAllowed`` when the class cannot create files in the current state.
+    func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data
+    /// Unwraps a file key wrapped by ``wrapFileKey(_:for:context:)`` with the same class and context. Throws
+    /// ``EngineError/Code/interactionNotAllowed`` when the class is unavailable and ``EngineError/Code/decode``
+    /// when the wrapped key, the class, the context or the keybag differ from those it was wrapped with.
+    func unwrapFileKey(_ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> SecretKey
+    /// A tag (32 bytes) that authenticates a file header, computable in every lock state, so a header's class and
+    /// fields can be trusted before the file key is available.
+    func fileHeaderTag(for header: [UInt8]) throws(EngineError) -> Data
+    /// Whether `tag` is the tag of `header` (compared in constant time).
+    func isValidFileHeaderTag(_ tag: Data, for header: [UInt8]) throws(EngineError) -> Bool
+
+    // MARK: Integrity
+
+    /// Checks every row and the change log; reads only, and works in every lock state.
     func verify() throws(EngineError) -> VerificationReport
 
     // MARK: Change feed

@@ -2,7 +2,7 @@
 /// that names the key or value at fault.
 ///
 /// Every layer above the engine (`Security`, `Keychain`, the CLI) maps this error and nothing else.
-public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     /// The status, with Apple's `OSStatus` value as its raw value.
     public enum Code: Int32, Sendable, Codable, CaseIterable {
         /// `errSecUnimplemented`: the operation or option is not implemented.
@@ -29,6 +29,8 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case noSuchKeychain = -25294
         /// `errSecInvalidKeychain`: the keychain's files are not a valid keychain.
         case invalidKeychain = -25295
+        /// `errSecDuplicateKeychain`: a keychain exists there already.
+        case duplicateKeychain = -25296
         /// `errSecDuplicateItem`: an item with the same primary key already exists.
         case duplicateItem = -25299
         /// `errSecItemNotFound`: no item matched.

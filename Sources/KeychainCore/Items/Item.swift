@@ -1,7 +1,7 @@
 import Foundation
 
 /// A stored keychain item as the engine returns it.
-public struct Item: Sendable, Equatable {
+public struct Item: Sendable, Equatable, Codable {
     /// The item's class.
     public var itemClass: ItemClass
     /// All its attributes, including access group, protection class, synchronizable and dates.

@@ -5,9 +5,9 @@ import Synchronization
 /// **swift-keychain extension** (Apple's framework has no such type): the keychain and the caller identity that the
 /// `SecItem…` functions use.
 ///
-/// By default that is the process's keychain: the engine embedded in this process, opened once, lazily, at the
-/// default location (`$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`),
-/// for the caller the process's entitlements name (`$KEYCHAIN_ENTITLEMENTS`, else `<executable>.entitlements` beside
+/// By default that is the process's keychain: the backend `KeychainBackends` gives for the default location
+/// (`$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`), the one `Keychain`
+/// and protected files use there too, opened once, lazily, for the caller the process's entitlements name (`$KEYCHAIN_ENTITLEMENTS`, else `<executable>.entitlements` beside
 /// the executable, else the default identity). The environment is read once.
 ///
 /// ``run(_:)`` sends the calls made inside it, on the current task, to another keychain: each test of code written
@@ -66,7 +66,8 @@ final class ProcessKeychain: Sendable {
                 throw EngineError(.missingEntitlement, "the caller's entitlements cannot be read: \(error.message)")
             }
             let directory = KeychainStorage.defaultDirectory(environment: environment)
-            let keychain = SecItemKeychain(backend: try Engine.shared(at: directory), caller: caller)
+            let keychain = SecItemKeychain(
+                backend: try KeychainBackends.backend(for: .directory(directory)), caller: caller)
             opened = keychain
             return keychain
         }

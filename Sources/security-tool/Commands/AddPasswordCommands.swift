@@ -89,21 +89,17 @@ extension Command {
                 ? "SecKeychainItemCreateFromContent (\(location.name(or: "<default>")))"
                 : "SecKeychainAddInternetPassword \(location.name(or: "<NULL>"))"
             let keychain = try session.keychains.keychain(at: location, context: context)
+            // `-U`: one add-or-update, so no other writer can come between finding the item and writing it.
+            let upserts = arguments.has("U")
             do throws(KeychainError) {
                 _ = try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> Item in
-                    try item.add(to: keychain, secret: secret)
+                    upserts
+                        ? try item.addOrUpdate(in: keychain, secret: secret)
+                        : try item.add(to: keychain, secret: secret)
                 }
                 return 0
             } catch {
-                guard error.status == Status.duplicateItem, arguments.has("U") else { throw .keychain(error, context) }
-            }
-            do throws(KeychainError) {
-                _ = try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> Item in
-                    try item.update(in: keychain, secret: secret)
-                }
-                return 0
-            } catch {
-                throw .keychain(error, "SecKeychainItemModifyContent")
+                throw .keychain(error, context)
             }
         }
     }

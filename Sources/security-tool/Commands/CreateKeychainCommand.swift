@@ -60,7 +60,7 @@ extension Command {
             try makePrivateDirectories(Keychain.defaultDirectory, KeychainLocation.namedKeychains, context: context)
         }
         // Kept open, so a `security -i` session goes on with the new keychain unlocked, as macOS leaves it.
-        if let error = setUp(try session.keychains.opening(location), passcode: passcode) {
+        if let error = setUp(try session.keychains.creating(location, context: context), passcode: passcode) {
             session.keychains.close(location)
             try? Keychain.delete(in: location.directory)
             throw .keychain(error, context)
@@ -85,11 +85,9 @@ extension Command {
         }
     }
 
-    /// Opens a new keychain (so its directory, device key and database exist) and sets its passcode; returns what
-    /// failed, if anything.
+    /// Sets a new keychain's passcode; returns what failed, if anything.
     private static func setUp(_ keychain: Keychain, passcode: String) -> KeychainError? {
         do throws(KeychainError) {
-            _ = try keychain.keybagState()
             if !passcode.isEmpty {
                 try keychain.setPasscode(passcode)
             }

@@ -28,8 +28,8 @@ extension GenericPassword: PasswordItem {
         try keychain.add(self, secret: secret)
     }
 
-    func update(in keychain: Keychain, secret: Data) throws(KeychainError) -> GenericPassword {
-        try keychain.update(self, secret: secret)
+    func addOrUpdate(in keychain: Keychain, secret: Data) throws(KeychainError) -> GenericPassword {
+        try keychain.addOrUpdate(self, secret: secret)
     }
 
     func remove(from keychain: Keychain) throws(KeychainError) -> Bool {

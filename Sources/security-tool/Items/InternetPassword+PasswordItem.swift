@@ -37,8 +37,8 @@ extension InternetPassword: PasswordItem {
         try keychain.add(self, secret: secret)
     }
 
-    func update(in keychain: Keychain, secret: Data) throws(KeychainError) -> InternetPassword {
-        try keychain.update(self, secret: secret)
+    func addOrUpdate(in keychain: Keychain, secret: Data) throws(KeychainError) -> InternetPassword {
+        try keychain.addOrUpdate(self, secret: secret)
     }
 
     func remove(from keychain: Keychain) throws(KeychainError) -> Bool {

@@ -34,8 +34,9 @@ protocol PasswordItem: Sendable {
     static func items(matching query: Query, in keychain: Keychain) throws(KeychainError) -> [Self]
     /// Adds the item with its secret; returns it as stored.
     func add(to keychain: Keychain, secret: Data) throws(KeychainError) -> Self
-    /// Writes every attribute and the secret to the stored item with the same key; returns it as stored.
-    func update(in keychain: Keychain, secret: Data) throws(KeychainError) -> Self
+    /// Adds the item with its secret or, when one with its key exists, writes its attributes and secret over that
+    /// one, in one transaction; returns it as stored.
+    func addOrUpdate(in keychain: Keychain, secret: Data) throws(KeychainError) -> Self
     /// Removes the item; returns whether it was there.
     func remove(from keychain: Keychain) throws(KeychainError) -> Bool
     /// The item's secret, or `nil` when it is gone.

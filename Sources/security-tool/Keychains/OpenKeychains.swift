@@ -50,6 +50,19 @@ final class OpenKeychains {
         return keychain
     }
 
+    /// Creates the keychain at `location` and keeps it open; `errSecDuplicateKeychain` (exit status 48) with
+    /// `context` before the message when one is there.
+    func creating(_ location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
+        let identity = try administrator()
+        do throws(KeychainError) {
+            let keychain = try Keychain.create(service: "", in: location.directory, identity: identity)
+            open[location.path] = keychain
+            return keychain
+        } catch {
+            throw .keychain(error, context)
+        }
+    }
+
     /// The keychains opened so far.
     var all: [Keychain] { Array(open.values) }
 

@@ -30,13 +30,13 @@ struct FileFixture {
     init(chunkByteCount: Int = ProtectedFiles.defaultChunkByteCount) throws {
         directory = try TemporaryDirectory()
         engine = try Self.openEngine(in: directory)
-        files = try ProtectedFiles(keyStore: engine, chunkByteCount: chunkByteCount)
+        files = try ProtectedFiles(backend: engine, chunkByteCount: chunkByteCount)
     }
 
     private init(directory: TemporaryDirectory, engine: Engine, chunkByteCount: Int) throws {
         self.directory = directory
         self.engine = engine
-        files = try ProtectedFiles(keyStore: engine, chunkByteCount: chunkByteCount)
+        files = try ProtectedFiles(backend: engine, chunkByteCount: chunkByteCount)
     }
 
     /// A keychain in `state`. For ``LockState/beforeFirstUnlock`` the keychain is reopened, as a restarted process

@@ -47,7 +47,7 @@ func genp(_ account: String, service: String = "svc", _ extra: ItemAttributes = 
     ItemAttributes([.account: .string(account), .service: .string(service)]).merging(extra)
 }
 
-extension Engine {
+extension KeychainBackend {
     /// Adds a generic password.
     @discardableResult
     func addPassword(

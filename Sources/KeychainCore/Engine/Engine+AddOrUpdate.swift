@@ -1,0 +1,48 @@
+import Foundation
+
+extension Engine {
+    /// Adds an item or, when one with its primary key exists, writes the item's attributes and secret over it, in
+    /// one write transaction (see ``KeychainBackend/addOrUpdate(_:for:)``): no other writer can add or remove the
+    /// key between the lookup and the write.
+    @discardableResult
+    public func addOrUpdate(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
+        try ItemValidator.check(newItem.attributes, for: newItem.itemClass)
+        try ItemValidator.check(data: newItem.data)
+        let query = ItemQuery(primaryKeyOf: newItem, for: caller)
+        if let group = query.attributes.string(.accessGroup) { try caller.checkEntitlement(to: group) }
+        var changed = newItem.attributes
+        changed[.creationDate] = nil
+        changed[.modificationDate] = .date(options.now())
+        let changes = ItemChanges(
+            attributes: changed, data: newItem.data,
+            allowsThisDeviceOnlySynchronizable: newItem.allowsThisDeviceOnlySynchronizable)
+        return try state.withLock { (state) throws(EngineError) -> Item in
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Item in
+                let result = try state.search.run(query, for: caller, needs: [.attributes], limit: 1)
+                if let match = result.matches.first {
+                    let attributes = try rewrite(match, itemClass: newItem.itemClass, with: changed, changes, in: state)
+                    return Item(
+                        itemClass: newItem.itemClass, attributes: attributes, data: newItem.data,
+                        persistentReference: PersistentReference(itemClass: newItem.itemClass, uuid: match.uuid))
+                }
+                // A damaged row holding the key: adding would collide with it, so its decode error is the answer.
+                if let damaged = result.damaged { throw damaged }
+                let (item, stored) = try prepare(newItem, for: caller, in: state)
+                try insert(stored, item: item, in: state)
+                return item
+            }
+        }
+    }
+
+    /// Adds every item in one write transaction: all of them, or none.
+    @discardableResult
+    public func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item] {
+        try batch(for: caller) { (batch) throws(EngineError) -> [Item] in
+            var added: [Item] = []
+            added.reserveCapacity(items.count)
+            for item in items { added.append(try batch.add(item)) }
+            return added
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+
+/// Where every API gets its ``KeychainBackend``: the one factory that picks the kind of backend for a keychain
+/// and keeps the one cache of open engines of the process.
+///
+/// Today every keychain is served by the embedded ``Engine``. A keychain daemon's client is a second ``Kind``:
+/// ``kind(of:)`` decides, and each operation here dispatches on it, so the APIs above (`Keychain`, `Security`,
+/// `FileProtection`, the `security` command) need no change when it comes.
+public enum KeychainBackends {
+    /// The kinds of backend a keychain can be served by.
+    public enum Kind: Sendable, Equatable {
+        /// The engine, embedded in this process (``Engine``).
+        case embedded
+    }
+
+    /// The kind of backend that serves the keychain in `directory`.
+    public static func kind(of directory: URL) -> Kind {
+        .embedded
+    }
+
+    /// The backend of a keychain. For a directory, it is the process's one: opened (and the keychain created, when
+    /// the directory holds none) by the first caller, whose `options` count, then shared by every module that asks
+    /// for the same directory, by any path to it, so they share one lock state. Held weakly: an engine closes when
+    /// its last user releases it. In memory, every call makes a new, empty keychain.
+    public static func backend(
+        for storage: KeychainStorage, options: EngineOptions = EngineOptions()
+    ) throws(EngineError) -> any KeychainBackend {
+        switch storage {
+        case .inMemory:
+            return try Engine(storage: .inMemory, options: options)
+        case .directory(let url):
+            switch kind(of: url) {
+            case .embedded: return try OpenEngines.engine(at: url, options: options)
+            }
+        }
+    }
+
+    /// Whether `directory` holds a keychain (its database or its device key). Creates nothing.
+    public static func keychainExists(in directory: URL) -> Bool {
+        switch kind(of: directory) {
+        case .embedded: KeychainDirectory(url: directory).holdsKeychain
+        }
+    }
+
+    /// Creates a keychain in `directory` (created 0700 when missing) and returns its backend, as
+    /// ``backend(for:options:)`` does. Throws ``EngineError/Code/duplicateKeychain`` when the directory holds a
+    /// keychain already, and creates nothing then.
+    public static func createKeychain(
+        in directory: URL, options: EngineOptions = EngineOptions()
+    ) throws(EngineError) -> any KeychainBackend {
+        guard !keychainExists(in: directory) else {
+            throw EngineError(.duplicateKeychain, "a keychain exists in \(directory.path) already")
+        }
+        return try backend(for: .directory(directory), options: options)
+    }
+
+    /// Deletes the keychain in `directory`: the device key first (without it nothing left can be decrypted), then
+    /// the database and its WAL files, then the directory itself when nothing else is in it. Files that are not
+    /// the keychain's are left alone. Throws ``EngineError/Code/noSuchKeychain`` when the directory holds no
+    /// keychain. Every user of its backend must release it first: an engine still open would keep using deleted
+    /// files. The next ``backend(for:options:)`` for the directory opens a new keychain.
+    public static func deleteKeychain(in directory: URL) throws(EngineError) {
+        switch kind(of: directory) {
+        case .embedded:
+            OpenEngines.forget(directory)
+            try KeychainDirectory(url: directory).remove()
+        }
+    }
+}
+
+/// The engines open in this process, by keychain directory (symbolic links resolved): the process's one cache.
+private enum OpenEngines {
+    private struct WeakEngine {
+        weak var engine: Engine?
+    }
+
+    private static let engines = Mutex<[String: WeakEngine]>([:])
+
+    /// The open engine of `directory`, or a new one.
+    static func engine(at directory: URL, options: EngineOptions) throws(EngineError) -> Engine {
+        let key = self.key(directory)
+        return try engines.withLock { (engines) throws(EngineError) -> Engine in
+            if let engine = engines[key]?.engine { return engine }
+            engines = engines.filter { $0.value.engine != nil }
+            let engine = try Engine(storage: .directory(URL(fileURLWithPath: key, isDirectory: true)), options: options)
+            engines[key] = WeakEngine(engine: engine)
+            return engine
+        }
+    }
+
+    /// Forgets the engine of a directory about to be deleted, so the next open starts afresh.
+    static func forget(_ directory: URL) {
+        let key = self.key(directory)
+        engines.withLock { engines in engines[key] = nil }
+    }
+
+    private static func key(_ directory: URL) -> String {
+        directory.standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}
