@@ -11,6 +11,7 @@ let package = Package(
         // system (macOS's, Windows') cannot hold apart.
         .executable(name: "security", targets: ["security-tool"]),
         .library(name: "FileProtection", targets: ["FileProtection"]),
+        .executable(name: "keychaind", targets: ["keychaind"]),
     ],
     targets: [
         .systemLibrary(
@@ -48,6 +49,10 @@ let package = Package(
         .executableTarget(
             name: "security-tool",
             dependencies: ["Keychain", "FileProtection", "KeychainCore", "CSystem"]
+        ),
+        .executableTarget(
+            name: "keychaind",
+            dependencies: ["KeychainCore", "CSystem"]
         ),
         .executableTarget(
             name: "keychain-stress",

@@ -1,0 +1,225 @@
+import Foundation
+import Synchronization
+
+/// A ``KeychainBackend`` served by keychaind over its socket: every requirement is one request and one reply,
+/// and the daemon — not this client — decides who is calling, from the kernel's credentials on each message (the
+/// `caller` arguments are not sent).
+///
+/// While the daemon is down every call throws ``EngineError/Code/notAvailable`` naming the socket; the next call
+/// connects again by itself. A request that was sent when the connection broke is not repeated (it may have been
+/// carried out); one whose connection was found closed before it was sent is sent once more on a new one.
+package final class DaemonClient: KeychainBackend {
+    /// The daemon's socket.
+    package let socketPath: String
+    /// Another user's keychain to reach (root only), or `nil` for the caller's own.
+    package let user: UInt32?
+    private let connection = Mutex<SeqPacketSocket?>(nil)
+
+    /// A client of the daemon at `socketPath`; connects on first use.
+    package init(socketPath: String, user: UInt32? = nil) {
+        self.socketPath = socketPath
+        self.user = user
+    }
+
+    /// Whether a daemon answers at `path` now (connects, says hello, disconnects).
+    package static func answers(at path: String) -> Bool {
+        (try? handshake(SeqPacketSocket.connect(to: path), path: path)) != nil
+    }
+
+    // MARK: Items
+
+    package func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
+        guard case .item(let item) = try call(.add(item), as: caller) else { throw unexpected("add") }
+        return item
+    }
+
+    package func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item] {
+        guard case .items(let items) = try call(.addBatch(items), as: caller) else { throw unexpected("add") }
+        return items
+    }
+
+    package func addOrUpdate(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
+        guard case .item(let item) = try call(.addOrUpdate(item), as: caller) else { throw unexpected("addOrUpdate") }
+        return item
+    }
+
+    package func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item] {
+        guard case .items(let items) = try call(.copyMatching(query), as: caller) else { throw unexpected("copyMatching") }
+        return items
+    }
+
+    package func update(_ query: ItemQuery, with changes: ItemChanges, for caller: Caller) throws(EngineError) -> Int {
+        guard case .count(let count) = try call(.update(query, changes), as: caller) else { throw unexpected("update") }
+        return count
+    }
+
+    package func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
+        guard case .count(let count) = try call(.delete(query), as: caller) else { throw unexpected("delete") }
+        return count
+    }
+
+    // MARK: Keybag
+
+    package func keybagStatus() throws(EngineError) -> KeybagStatus {
+        guard case .keybagStatus(let status) = try call(.keybagStatus) else { throw unexpected("keybagStatus") }
+        return status
+    }
+
+    package func unlock(passcode: String) throws(EngineError) { try expectDone(.unlock(passcode: passcode)) }
+    package func lock() throws(EngineError) { try expectDone(.lock) }
+    package func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+        try expectDone(.setPasscode(passcode, current: current))
+    }
+    package func removePasscode(current: String) throws(EngineError) { try expectDone(.removePasscode(current: current)) }
+    package func setEraseAfter(failures: Int) throws(EngineError) { try expectDone(.setEraseAfter(failures)) }
+
+    // MARK: File keys
+
+    package func canOpenFiles(of fileClass: FileKeyClass) -> Bool {
+        guard case .bool(let can)? = try? call(.canOpenFiles(fileClass)) else { return false }
+        return can
+    }
+
+    package func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data {
+        let bytes = key.withUnsafeBytes { Data($0) }
+        guard case .data(let wrapped) = try call(.wrapFileKey(key: bytes, fileClass, context: context)) else {
+            throw unexpected("wrapFileKey")
+        }
+        return wrapped
+    }
+
+    package func unwrapFileKey(
+        _ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]
+    ) throws(EngineError) -> SecretKey {
+        guard case .data(let bytes) = try call(.unwrapFileKey(wrapped, fileClass, context: context)) else {
+            throw unexpected("unwrapFileKey")
+        }
+        return try SecretKey(copying: bytes)
+    }
+
+    package func fileHeaderTag(for header: [UInt8]) throws(EngineError) -> Data {
+        guard case .data(let tag) = try call(.fileHeaderTag(header)) else { throw unexpected("fileHeaderTag") }
+        return tag
+    }
+
+    package func isValidFileHeaderTag(_ tag: Data, for header: [UInt8]) throws(EngineError) -> Bool {
+        guard case .bool(let valid) = try call(.isValidFileHeaderTag(tag, header)) else {
+            throw unexpected("isValidFileHeaderTag")
+        }
+        return valid
+    }
+
+    // MARK: Integrity and the change feed
+
+    package func verify() throws(EngineError) -> VerificationReport {
+        guard case .report(let report) = try call(.verify) else { throw unexpected("verify") }
+        return report
+    }
+
+    package func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch {
+        guard case .changes(let batch) = try call(.changes(since: sequence, limit: limit), as: caller) else {
+            throw unexpected("changes")
+        }
+        return batch
+    }
+
+    package func latestChangeSequence() throws(EngineError) -> Int64 {
+        guard case .sequence(let sequence) = try call(.latestChangeSequence) else {
+            throw unexpected("latestChangeSequence")
+        }
+        return sequence
+    }
+
+    package func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation {
+        let subscription = DaemonSubscription(client: self, handler: handler)
+        try subscription.start()
+        return ChangeObservation { subscription.stop() }
+    }
+
+    // MARK: The daemon's own requests
+
+    /// Sends one of the daemon's own requests (registration, `describe`).
+    package func send(_ request: DaemonRequest) throws(EngineError) -> DaemonReply {
+        try call(request)
+    }
+
+    // MARK: Transport
+
+    /// One request and its reply on the client's connection (made, or made again, when needed).
+    private func call(_ request: DaemonRequest, as caller: Caller? = nil) throws(EngineError) -> DaemonReply {
+        let message = try DaemonCoding.encode(DaemonEnvelope(user: user, caller: caller, request: request))
+        return try connection.withLock { (connection) throws(EngineError) -> DaemonReply in
+            for attempt in 0..<2 {
+                let socket: SeqPacketSocket
+                if let existing = connection {
+                    socket = existing
+                } else {
+                    socket = try open()
+                    connection = socket
+                }
+                do throws(EngineError) {
+                    try socket.send(message)
+                } catch {
+                    // Found closed before anything was sent (the daemon restarted): once more, on a new one.
+                    connection = nil
+                    if attempt == 0 { continue }
+                    throw unavailable(error)
+                }
+                let received: (message: [UInt8], sender: MessageSender?)?
+                do throws(EngineError) {
+                    received = try socket.receive()
+                } catch {
+                    connection = nil
+                    throw unavailable(error)
+                }
+                guard let received else {
+                    connection = nil
+                    throw EngineError(
+                        .notAvailable,
+                        "keychaind at \(socketPath) closed the connection before answering; the request may or may "
+                            + "not have been carried out")
+                }
+                let reply = try DaemonCoding.decode(DaemonReply.self, from: received.message)
+                if case .failure(let error) = reply { throw error }
+                return reply
+            }
+            throw EngineError(.notAvailable, "keychaind at \(socketPath) is not answering")
+        }
+    }
+
+    /// A new connection, after the version handshake.
+    func open() throws(EngineError) -> SeqPacketSocket {
+        let socket: SeqPacketSocket
+        do throws(EngineError) {
+            socket = try SeqPacketSocket.connect(to: socketPath)
+        } catch {
+            throw unavailable(error)
+        }
+        return try Self.handshake(socket, path: socketPath)
+    }
+
+    @discardableResult
+    private static func handshake(_ socket: SeqPacketSocket, path: String) throws(EngineError) -> SeqPacketSocket {
+        try socket.send(DaemonCoding.encode(DaemonEnvelope(request: .hello(version: DaemonCoding.version))))
+        guard let received = try socket.receive() else {
+            throw EngineError(.notAvailable, "keychaind at \(path) closed the connection during the handshake")
+        }
+        switch try DaemonCoding.decode(DaemonReply.self, from: received.message) {
+        case .welcome: return socket
+        case .failure(let error): throw error
+        default: throw EngineError(.internalComponent, "keychaind at \(path) answered the handshake with something else")
+        }
+    }
+
+    private func expectDone(_ request: DaemonRequest) throws(EngineError) {
+        guard case .done = try call(request) else { throw unexpected("\(request)") }
+    }
+
+    private func unexpected(_ what: String) -> EngineError {
+        EngineError(.internalComponent, "keychaind at \(socketPath) answered \(what) with a reply of another kind")
+    }
+
+    private func unavailable(_ error: EngineError) -> EngineError {
+        EngineError(.notAvailable, "keychaind is not available at \(socketPath): \(error.message)")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// What a client asks keychaind: one ``KeychainBackend`` requirement (the caller is not part of it: the daemon
+/// decides who is calling from the kernel's credentials on each message), or one of the daemon's own requests.
+package enum DaemonRequest: Codable, Sendable, Equatable {
+    /// The first message of every connection: the protocol version the client speaks.
+    case hello(version: Int)
+    case add(NewItem)
+    case addBatch([NewItem])
+    case addOrUpdate(NewItem)
+    case copyMatching(ItemQuery)
+    case update(ItemQuery, ItemChanges)
+    case delete(ItemQuery)
+    case keybagStatus
+    case unlock(passcode: String)
+    case lock
+    case setPasscode(String, current: String?)
+    case removePasscode(current: String)
+    case setEraseAfter(Int)
+    case canOpenFiles(FileKeyClass)
+    /// A file key's 32 bytes travel as data: only the daemon's reply to the process that asked ever holds them.
+    case wrapFileKey(key: Data, FileKeyClass, context: [UInt8])
+    case unwrapFileKey(Data, FileKeyClass, context: [UInt8])
+    case fileHeaderTag([UInt8])
+    case isValidFileHeaderTag(Data, [UInt8])
+    case verify
+    case changes(since: Int64, limit: Int)
+    case latestChangeSequence
+    /// Turns the connection into a notice channel: the daemon sends ``DaemonReply/changed`` whenever the feed of
+    /// the caller's keychain may have grown, and accepts nothing more on it.
+    case subscribe
+    /// Root only: registers the executable at `path` with its entitlements plist.
+    case registerApp(path: String, entitlements: Data, allowsInsecureExecution: Bool)
+    /// Root only: removes a registration.
+    case unregisterApp(path: String)
+    /// The registered apps.
+    case listApps
+    /// Which backend answered and for whom (`security show-keychain-info`).
+    case describe
+}
+
+/// One request with the keychain it is for: `user` names another user's keychain, which only root may do.
+/// `caller` is the identity the client's API was given; the daemon ignores it for everyone but root (who may act
+/// as any app of any user: administration tools and tests), and decides every other sender's identity itself.
+package struct DaemonEnvelope: Codable, Sendable, Equatable {
+    package var user: UInt32?
+    package var caller: Caller?
+    package var request: DaemonRequest
+
+    package init(user: UInt32? = nil, caller: Caller? = nil, request: DaemonRequest) {
+        self.user = user
+        self.caller = caller
+        self.request = request
+    }
+}
+
+/// A registered app as `list-apps` shows it.
+package struct RegisteredApp: Codable, Sendable, Equatable {
+    package var path: String
+    package var sha256: String
+    package var applicationIdentifier: String
+    package var accessGroups: [String]
+    package var allowsInsecureExecution: Bool
+
+    package init(
+        path: String, sha256: String, applicationIdentifier: String, accessGroups: [String],
+        allowsInsecureExecution: Bool
+    ) {
+        self.path = path
+        self.sha256 = sha256
+        self.applicationIdentifier = applicationIdentifier
+        self.accessGroups = accessGroups
+        self.allowsInsecureExecution = allowsInsecureExecution
+    }
+}
+
+/// Who the daemon says is calling, and where its keychain is.
+package struct DaemonDescription: Codable, Sendable, Equatable {
+    package var uid: UInt32
+    package var applicationIdentifier: String
+    package var accessGroups: [String]
+    package var isRegisteredApp: Bool
+
+    package init(uid: UInt32, applicationIdentifier: String, accessGroups: [String], isRegisteredApp: Bool) {
+        self.uid = uid
+        self.applicationIdentifier = applicationIdentifier
+        self.accessGroups = accessGroups
+        self.isRegisteredApp = isRegisteredApp
+    }
+}
+
+/// What keychaind answers: the requirement's result, or the error the engine threw.
+package enum DaemonReply: Codable, Sendable, Equatable {
+    case welcome(version: Int)
+    case item(Item)
+    case items([Item])
+    case count(Int)
+    case keybagStatus(KeybagStatus)
+    case done
+    case bool(Bool)
+    case data(Data)
+    case report(VerificationReport)
+    case changes(ChangeBatch)
+    case sequence(Int64)
+    case apps([RegisteredApp])
+    case description(DaemonDescription)
+    /// On a subscribed connection: the feed may have grown.
+    case changed
+    case failure(EngineError)
+}
+
+/// The wire form of messages: JSON (small, and a decoder that rejects anything malformed with an error, never a
+/// crash — `make fuzz-daemon` feeds it garbage).
+package enum DaemonCoding {
+    /// The protocol version; a daemon refuses a client of another version with a message naming both.
+    package static let version = 1
+
+    package static func encode(_ value: some Encodable) throws(EngineError) -> [UInt8] {
+        do {
+            return Array(try JSONEncoder().encode(value))
+        } catch {
+            throw EngineError(.internalComponent, "cannot encode a keychaind message: \(error)")
+        }
+    }
+
+    package static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws(EngineError) -> Value {
+        do {
+            return try JSONDecoder().decode(type, from: Data(bytes))
+        } catch {
+            throw EngineError(.param, "a malformed keychaind message (\(bytes.count) bytes): \(Self.reason(error))")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
+            DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+}

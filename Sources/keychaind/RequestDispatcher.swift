@@ -1,0 +1,102 @@
+import Foundation
+import KeychainCore
+
+/// Carries out one request for a principal on the engine of the keychain it reaches.
+struct RequestDispatcher: Sendable {
+    let keychains: UserKeychains
+    let registry: AppRegistry
+
+    /// The reply to `envelope` from `principal`: the engine's result, or the error it threw.
+    func reply(to envelope: DaemonEnvelope, from principal: Principal) -> DaemonReply {
+        do throws(EngineError) {
+            return try carryOut(envelope, principal)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The uid whose keychain a request reaches: the sender's own, or the one root names.
+    func targetUser(of envelope: DaemonEnvelope, from principal: Principal) throws(EngineError) -> UInt32 {
+        guard let user = envelope.user, user != principal.uid else { return principal.uid }
+        guard principal.isRoot else {
+            throw EngineError(.missingEntitlement, "only root may use another user's keychain (uid \(user) was named)")
+        }
+        return user
+    }
+
+    private func carryOut(_ envelope: DaemonEnvelope, _ principal: Principal) throws(EngineError) -> DaemonReply {
+        let caller = principal.caller
+        switch envelope.request {
+        case .registerApp(let path, let entitlements, let insecure):
+            try requireRoot(principal, "register an app")
+            let registration = try registry.register(
+                executable: path, entitlements: entitlements, allowsInsecureExecution: insecure)
+            return .apps([Self.shown(registration)])
+        case .unregisterApp(let path):
+            try requireRoot(principal, "unregister an app")
+            try registry.unregister(executable: path)
+            return .done
+        case .listApps:
+            return .apps(registry.all.map(Self.shown))
+        case .describe:
+            return .description(
+                DaemonDescription(
+                    uid: try targetUser(of: envelope, from: principal),
+                    applicationIdentifier: caller.applicationIdentifier, accessGroups: caller.accessGroups,
+                    isRegisteredApp: caller != Principal.unregistered && !principal.isRoot))
+        case .hello, .subscribe:
+            throw EngineError(.param, "\(envelope.request) is only valid at the start of a connection")
+        default:
+            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
+            return try Self.carryOut(envelope.request, on: engine, for: caller)
+        }
+    }
+
+    /// The backend requirements, one to one.
+    private static func carryOut(
+        _ request: DaemonRequest, on engine: Engine, for caller: Caller
+    ) throws(EngineError) -> DaemonReply {
+        switch request {
+        case .add(let item): return .item(try engine.add(item, for: caller))
+        case .addBatch(let items): return .items(try engine.add(items, for: caller))
+        case .addOrUpdate(let item): return .item(try engine.addOrUpdate(item, for: caller))
+        case .copyMatching(let query): return .items(try engine.copyMatching(query, for: caller))
+        case .update(let query, let changes): return .count(try engine.update(query, with: changes, for: caller))
+        case .delete(let query): return .count(try engine.delete(query, for: caller))
+        case .keybagStatus: return .keybagStatus(try engine.keybagStatus())
+        case .unlock(let passcode): try engine.unlock(passcode: passcode)
+        case .lock: engine.lock()
+        case .setPasscode(let passcode, let current): try engine.setPasscode(passcode, current: current)
+        case .removePasscode(let current): try engine.removePasscode(current: current)
+        case .setEraseAfter(let failures): try engine.setEraseAfter(failures: failures)
+        case .canOpenFiles(let fileClass): return .bool(engine.canOpenFiles(of: fileClass))
+        case .wrapFileKey(let bytes, let fileClass, let context):
+            let key = try SecretKey(copying: bytes)
+            return .data(try engine.wrapFileKey(key, for: fileClass, context: context))
+        case .unwrapFileKey(let wrapped, let fileClass, let context):
+            let key = try engine.unwrapFileKey(wrapped, for: fileClass, context: context)
+            return .data(key.withUnsafeBytes { Data($0) })
+        case .fileHeaderTag(let header): return .data(try engine.fileHeaderTag(for: header))
+        case .isValidFileHeaderTag(let tag, let header):
+            return .bool(try engine.isValidFileHeaderTag(tag, for: header))
+        case .verify: return .report(try engine.verify())
+        case .changes(let since, let limit): return .changes(try engine.changes(since: since, for: caller, limit: limit))
+        case .latestChangeSequence: return .sequence(try engine.latestChangeSequence())
+        case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe:
+            throw EngineError(.param, "\(request) is not a keychain request")
+        }
+        return .done
+    }
+
+    private func requireRoot(_ principal: Principal, _ what: String) throws(EngineError) {
+        guard principal.isRoot else { throw EngineError(.missingEntitlement, "only root may \(what)") }
+    }
+
+    private static func shown(_ registration: AppRegistration) -> RegisteredApp {
+        RegisteredApp(
+            path: registration.path, sha256: registration.sha256,
+            applicationIdentifier: registration.caller.applicationIdentifier,
+            accessGroups: registration.caller.accessGroups,
+            allowsInsecureExecution: registration.allowsInsecureExecution)
+    }
+}

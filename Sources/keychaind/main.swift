@@ -1,0 +1,73 @@
+// keychaind: the daemon that owns every user's keychain, knows each caller from the kernel's word, and holds one
+// lock state per user for all of that user's processes (DESIGN §10).
+import Foundation
+import KeychainCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes a line to standard error (the journal, under systemd).
+func log(_ line: String) {
+    FileHandle.standardError.write(Data("keychaind: \(line)\n".utf8))
+}
+
+/// The socket systemd passed (`LISTEN_FDS`, `LISTEN_PID`: the first passed descriptor is 3), if any.
+func activatedSocket() -> SeqPacketSocket? {
+    let environment = ProcessInfo.processInfo.environment
+    guard let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1,
+        environment["LISTEN_PID"].flatMap(Int32.init) == getpid()
+    else { return nil }
+    return SeqPacketSocket(descriptor: 3)
+}
+
+func runDaemon() -> Int32 {
+    let options: DaemonOptions
+    do {
+        options = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        log(error.message)
+        return 64
+    }
+    do {
+        // Keys live in this process's memory: no core dump, no same-user ptrace or /proc/PID/mem.
+        try ProcessHardening.disableCoreDumps()
+        umask(0o077)
+        try FileManager.default.createDirectory(at: options.stateDirectory, withIntermediateDirectories: true)
+        guard chmod(options.stateDirectory.path, 0o700) == 0 else {
+            throw EngineError(.ioError, "cannot make \(options.stateDirectory.path) private")
+        }
+        let listener: SeqPacketSocket
+        if let path = options.socketPath {
+            listener = try SeqPacketSocket.listen(at: path, mode: 0o666)
+        } else if let activated = activatedSocket() {
+            try activated.passCredentials()
+            listener = activated
+        } else {
+            try FileManager.default.createDirectory(atPath: "/run/swift-keychain", withIntermediateDirectories: true)
+            chmod("/run/swift-keychain", 0o755)
+            listener = try SeqPacketSocket.listen(at: DaemonSocket.defaultPath, mode: 0o666)
+        }
+        let keychains = UserKeychains(
+            stateDirectory: options.stateDirectory, options: EngineOptions(passcodeCost: options.passcodeCost))
+        let registry = try AppRegistry(path: options.stateDirectory.appendingPathComponent("apps.json").path)
+        let dispatcher = RequestDispatcher(keychains: keychains, registry: registry)
+        let idleLock = IdleLock(interval: options.idleLock, keychains: keychains)
+        log("serving \(options.socketPath ?? "the activated socket") for \(options.stateDirectory.path)")
+        while true {
+            guard let socket = try listener.accept() else { continue }
+            let connection = ClientConnection(socket: socket, dispatcher: dispatcher, activity: idleLock)
+            let thread = Thread { connection.serve() }
+            thread.name = "keychaind client"
+            thread.start()
+        }
+    } catch let error as EngineError {
+        log(error.message)
+        return 1
+    } catch {
+        log("\(error)")
+        return 1
+    }
+}
+
+exit(runDaemon())
