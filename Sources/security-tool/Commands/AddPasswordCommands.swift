@@ -1,5 +1,6 @@
 import Foundation
 import Keychain
+import Security
 
 extension Command {
     /// `add-generic-password`: adds (or with `-U` updates) a generic password.
@@ -95,7 +96,7 @@ extension Command {
                 }
                 return 0
             } catch {
-                guard error.status == Status.duplicateItem, arguments.has("U") else { throw .keychain(error, context) }
+                guard error.status == errSecDuplicateItem, arguments.has("U") else { throw .keychain(error, context) }
             }
             do throws(KeychainError) {
                 _ = try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> Item in
