@@ -92,6 +92,6 @@ let package = Package(
         .executableTarget(name: "security-fuzz", dependencies: ["Security", "KeychainCore"]),
         .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "KeychainCore", "secitem-probe"]),
     ]
-    // The `security` command takes Apple's status messages from it (on Apple's platforms, from the framework).
+    // The `security` command takes Apple's status codes and messages from it (on Apple's platforms, from the framework).
     package.targets.first { $0.name == "security-tool" }?.dependencies.append("Security")
 #endif

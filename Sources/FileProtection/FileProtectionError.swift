@@ -12,8 +12,9 @@ import KeychainCore
 /// - ``ioError`` and ``diskFull``: the file system failed.
 ///
 /// Errors compare by ``status`` alone, so new statuses can be added without breaking a caller's checks, and
-/// `catch FileProtectionError.decode` matches whatever the thrown type.
-public struct FileProtectionError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+/// `catch FileProtectionError.decode` matches whatever the thrown type: the shape `KeychainError` shares
+/// (KeychainCore's `StatusError`).
+public struct FileProtectionError: StatusError {
     /// Apple's `OSStatus` value, such as `-25308` for `errSecInteractionNotAllowed`.
     public let status: Int32
     /// What went wrong, naming the file and the cause.
@@ -24,6 +25,10 @@ public struct FileProtectionError: Error, Sendable, Hashable, CustomStringConver
         self.status = status
         self.message = message
     }
+
+    /// Matches any error that is a `FileProtectionError` with this status, so `catch FileProtectionError.decode` works whatever the thrown
+    /// type.
+    public static func ~= (pattern: FileProtectionError, value: any Error) -> Bool { pattern.matches(value) }
 
     /// `errSecInteractionNotAllowed` (-25308): the file's protection class is unavailable while the keychain is
     /// locked (or before its first unlock).
@@ -43,33 +48,12 @@ public struct FileProtectionError: Error, Sendable, Hashable, CustomStringConver
     /// `errSecInvalidKeychain` (-25295): the keychain's files are not a valid keychain.
     public static let invalidKeychain = FileProtectionError(.invalidKeychain, "the keychain is not valid")
 
-    /// Whether two errors have the same status (messages are ignored).
-    public static func == (lhs: FileProtectionError, rhs: FileProtectionError) -> Bool { lhs.status == rhs.status }
-
-    /// Hashes the status.
-    public func hash(into hasher: inout Hasher) { hasher.combine(status) }
-
-    /// Matches any error that is a `FileProtectionError` with this status.
-    public static func ~= (pattern: FileProtectionError, value: any Error) -> Bool {
-        (value as? FileProtectionError).map { $0 == pattern } ?? false
-    }
-
-    /// The message followed by the status: `… (-26275)`.
-    public var description: String { "\(message) (\(status))" }
-
-    /// The message.
-    public var errorDescription: String? { message }
 }
 
 extension FileProtectionError {
-    /// An error with an engine status.
-    init(_ code: EngineError.Code, _ message: String) {
-        self.init(status: code.rawValue, message: message)
-    }
-
     /// The single mapping from the engine's error: its status kept, its message prefixed by the file at fault.
     init(_ error: EngineError, path: String) {
-        self.init(status: error.status, message: "\(path): \(error.message)")
+        self.init(error, prefix: path)
     }
 
     /// The error for a failed system call on `path`, from `errno`.

@@ -20,7 +20,7 @@ public final class ProtectedFileReader {
     public let protection: FileProtectionClass
 
     private let backend: any KeychainBackend
-    private let file: FileDescriptor
+    private let file: Descriptor
     private let opener: SecretStream.Opener
     private let streamBinding: [UInt8]
     private let sealed: ByteBuffer
@@ -37,7 +37,7 @@ public final class ProtectedFileReader {
         self.url = url
         self.backend = backend
         let path = url.path
-        file = try FileDescriptor.openForReading(path)
+        file = try Descriptor.openForReading(path)
         let header = try FileHeader.read(from: file, backend: backend)
         protection = FileProtectionClass(header.keyClass)
         do throws(EngineError) {

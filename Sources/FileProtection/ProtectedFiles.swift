@@ -100,7 +100,7 @@ public struct ProtectedFiles: Sendable {
     public func protect(
         contentsOf input: URL, to output: URL, protection: FileProtectionClass
     ) throws(FileProtectionError) {
-        let source = try FileDescriptor.openForReading(input.path)
+        let source = try Descriptor.openForReading(input.path)
         let writer = try writer(to: output, protection: protection)
         let buffer = ByteBuffer(count: chunkByteCount)
         while case let count = try source.read(into: buffer.bytes), count > 0 {
@@ -127,7 +127,7 @@ public struct ProtectedFiles: Sendable {
     /// The protection class of the file at `url`, read from its header once the header is authenticated (which
     /// works in every lock state).
     public func protection(of url: URL) throws(FileProtectionError) -> FileProtectionClass {
-        let file = try FileDescriptor.openForReading(url.path)
+        let file = try Descriptor.openForReading(url.path)
         return FileProtectionClass(try FileHeader.read(from: file, backend: backend).keyClass)
     }
 

@@ -8,7 +8,8 @@ import KeychainCore
 /// a locked keychain (``interactionNotAllowed``), a missing entitlement, a wrong passcode, a damaged or altered
 /// item (``decode``) and a bad parameter are always thrown.
 ///
-/// Errors compare by ``status`` alone, so new statuses can be added without breaking a caller's checks:
+/// Errors compare by ``status`` alone, so new statuses can be added without breaking a caller's checks (the shape
+/// `FileProtectionError` shares, KeychainCore's `StatusError`):
 ///
 /// ```swift
 /// do {
@@ -22,7 +23,7 @@ import KeychainCore
 ///
 /// End such a `do` with a plain `catch`: Swift 6.3's compiler crashes on a typed-throws `do` whose `catch`
 /// clauses let some errors through (swiftlang/swift#89787, fixed in later releases).
-public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct KeychainError: StatusError {
     /// Apple's `OSStatus` value, such as `-25308` for `errSecInteractionNotAllowed`.
     public let status: Int32
     /// What went wrong, naming the key or value at fault.
@@ -33,6 +34,10 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible,
         self.status = status
         self.message = message
     }
+
+    /// Matches any error that is a `KeychainError` with this status, so `catch KeychainError.decode` works whatever the thrown
+    /// type.
+    public static func ~= (pattern: KeychainError, value: any Error) -> Bool { pattern.matches(value) }
 
     /// `errSecItemNotFound` (-25300): no item matched.
     public static let itemNotFound = KeychainError(.itemNotFound, "no item matches")
@@ -74,34 +79,12 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible,
     /// `errSecUnimplemented` (-4): the operation is not implemented.
     public static let unimplemented = KeychainError(.unimplemented, "the operation is not implemented")
 
-    /// Whether two errors have the same status (messages are ignored).
-    public static func == (lhs: KeychainError, rhs: KeychainError) -> Bool { lhs.status == rhs.status }
-
-    /// Hashes the status.
-    public func hash(into hasher: inout Hasher) { hasher.combine(status) }
-
-    /// Matches any error that is a `KeychainError` with this status, so `catch KeychainError.itemNotFound` works
-    /// whatever the thrown type.
-    public static func ~= (pattern: KeychainError, value: any Error) -> Bool {
-        (value as? KeychainError).map { $0 == pattern } ?? false
-    }
-
-    /// The message followed by the status: `… (-25308)`.
-    public var description: String { "\(message) (\(status))" }
-
-    /// The message.
-    public var errorDescription: String? { message }
 }
 
 extension KeychainError {
-    /// The error for an engine status, with a default message.
-    init(_ code: EngineError.Code, _ message: String) {
-        self.init(status: code.rawValue, message: message)
-    }
-
     /// The single mapping from the engine's error: its status kept, its message prefixed by what was being done.
     init(_ error: EngineError, doing context: String) {
-        self.init(status: error.status, message: "\(context): \(error.message)")
+        self.init(error, prefix: context)
     }
 
     /// Whether the error is the engine's "no item matched".

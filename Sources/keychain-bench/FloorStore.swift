@@ -8,7 +8,7 @@ import Foundation
 final class FloorStore: BenchStore {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static let transient = csqlite_transient()
     private let group = Data("TEAM.bench".utf8)
 
     init(directory: URL) throws {

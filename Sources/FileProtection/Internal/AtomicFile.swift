@@ -22,7 +22,7 @@ final class AtomicFile {
     /// Where the file goes.
     let destination: URL
     /// The file being written.
-    let file: FileDescriptor
+    let file: Descriptor
     /// Whether the file is being written without a name (`O_TMPFILE`).
     let isUnnamed: Bool
     private let directory: String
@@ -40,14 +40,14 @@ final class AtomicFile {
         guard !name.isEmpty, name != "/" else {
             throw FileProtectionError(.param, "\(destination.path): is not a file path")
         }
-        if allowingUnnamed, let unnamed = FileDescriptor.createUnnamed(in: directory, for: destination.path) {
+        if allowingUnnamed, let unnamed = Descriptor.createUnnamed(in: directory, for: destination.path) {
             file = unnamed
             isUnnamed = true
             return
         }
         let path = Self.temporaryPath(for: name, in: directory)
         do {
-            file = try FileDescriptor.createExclusively(path)
+            file = try Descriptor.createExclusively(path)
         } catch {
             throw FileProtectionError(
                 status: error.status,
@@ -84,7 +84,7 @@ final class AtomicFile {
             unlink(temporary)
         }
         isCommitted = true
-        try FileDescriptor.synchronizeDirectory(directory)
+        try Descriptor.synchronizeDirectory(directory)
     }
 
     /// The file's temporary name: the one it has, or, for an unnamed file, a free one it is linked to now.

@@ -72,7 +72,7 @@ struct FileHeader {
     /// Reads and checks a header: its format, its keybag, then its tag. Every failure is
     /// ``FileProtectionError/decode`` naming `file`.
     static func read(
-        from file: FileDescriptor, backend: any KeychainBackend
+        from file: Descriptor, backend: any KeychainBackend
     ) throws(FileProtectionError) -> FileHeader {
         let path = file.path
         func damaged(_ reason: String) -> FileProtectionError {

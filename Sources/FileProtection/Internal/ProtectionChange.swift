@@ -12,7 +12,7 @@ struct ProtectionChange {
 
     func apply(_ protection: FileProtectionClass) throws(FileProtectionError) {
         let path = url.path
-        let source = try FileDescriptor.openForReading(path)
+        let source = try Descriptor.openForReading(path)
         var header = try FileHeader.read(from: source, backend: backend)
         let encoded: [UInt8]
         do throws(EngineError) {

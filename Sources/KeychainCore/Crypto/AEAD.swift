@@ -5,16 +5,16 @@ import Foundation
 ///
 /// A sealed box is `nonce ‖ ciphertext ‖ tag`. The caller never picks a nonce. Opening a box whose bytes, key or
 /// associated data differ from those it was sealed with fails with ``EngineError/Code/decode``: never garbage.
-public enum AEAD {
+package enum AEAD {
     /// The nonce size in bytes.
-    public static let nonceByteCount = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    package static let nonceByteCount = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
     /// The authentication tag size in bytes.
-    public static let tagByteCount = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    package static let tagByteCount = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
     /// How many bytes a sealed box adds to its plaintext.
-    public static var overhead: Int { nonceByteCount + tagByteCount }
+    package static var overhead: Int { nonceByteCount + tagByteCount }
 
     /// Seals `plaintext` under `key`, binding `associatedData`.
-    public static func seal(
+    package static func seal(
         _ plaintext: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> Data {
         try Sodium.ensureInitialized()
@@ -29,7 +29,7 @@ public enum AEAD {
 
     /// Seals a key under a key-encryption key (the bytes of `key` are read in place, never copied out of locked
     /// memory).
-    public static func seal(
+    package static func seal(
         key: SecretKey, under wrappingKey: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> Data {
         try key.withUnsafeBytes { (bytes) throws(EngineError) -> Data in
@@ -38,7 +38,7 @@ public enum AEAD {
     }
 
     /// Opens a box sealed by ``seal(_:key:associatedData:)``.
-    public static func open(
+    package static func open(
         _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> Data {
         var plaintext: [UInt8] = []
@@ -72,7 +72,7 @@ public enum AEAD {
     }
 
     /// Opens a box that holds a key, writing the key straight into `destination`'s locked memory.
-    public static func open(
+    package static func open(
         key sealed: some ContiguousBytes, under wrappingKey: SecretKey, associatedData: some ContiguousBytes,
         into destination: SecretKey
     ) throws(EngineError) {
@@ -94,7 +94,7 @@ public enum AEAD {
     }
 
     /// Opens a box that holds a key into new locked memory.
-    public static func open(
+    package static func open(
         key sealed: some ContiguousBytes, under wrappingKey: SecretKey, associatedData: some ContiguousBytes
     ) throws(EngineError) -> SecretKey {
         let key = try SecretKey.zeroed()

@@ -2,9 +2,9 @@ import CSodium
 import Foundation
 
 /// Keyed BLAKE2b (`crypto_generichash`): blind indexes and key derivation.
-public enum KeyedHash {
+package enum KeyedHash {
     /// Hashes `message` under `key` into `outputByteCount` bytes (16 to 64).
-    public static func hash(
+    package static func hash(
         _ message: some ContiguousBytes, key: SecretKey, outputByteCount: Int = 32
     ) throws(EngineError) -> Data {
         try Sodium.ensureInitialized()
@@ -24,7 +24,7 @@ public enum KeyedHash {
     }
 
     /// Whether two hashes are equal, compared in constant time (`sodium_memcmp`).
-    public static func equal(_ left: Data, _ right: Data) -> Bool {
+    package static func equal(_ left: Data, _ right: Data) -> Bool {
         guard left.count == right.count else { return false }
         return left.withUnsafeBytes { a in
             right.withUnsafeBytes { b in
@@ -35,7 +35,7 @@ public enum KeyedHash {
 
     /// Derives a new key: BLAKE2b keyed by `key` over `context` (a label), the public `input` and the secret
     /// `secretInput`, computed in locked memory and written straight into locked memory.
-    public static func deriveKey(
+    package static func deriveKey(
         from key: SecretKey, context: String, input: [UInt8] = [], secretInput: SecretKey? = nil
     ) throws(EngineError) -> SecretKey {
         let label = Array(context.utf8) + [0] + input

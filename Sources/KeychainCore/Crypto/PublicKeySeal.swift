@@ -5,20 +5,20 @@ import Foundation
 ///
 /// Protection class B uses one: a file key is sealed to the class public key with an ephemeral key pair, so a file
 /// can be created while the device is locked, yet read only once the private key is loaded again.
-public struct KeyAgreementKeyPair: Sendable {
+package struct KeyAgreementKeyPair: Sendable {
     /// The public key (32 bytes).
-    public let publicKey: Data
+    package let publicKey: Data
     /// The private key, in locked memory.
-    public let privateKey: SecretKey
+    package let privateKey: SecretKey
 
     /// Generates a new key pair.
-    public static func generate() throws(EngineError) -> KeyAgreementKeyPair {
+    package static func generate() throws(EngineError) -> KeyAgreementKeyPair {
         let privateKey = try SecretKey.random()
         return KeyAgreementKeyPair(privateKey: privateKey, publicKey: try publicKey(of: privateKey))
     }
 
     /// Rebuilds a key pair from its private key.
-    public init(privateKey: SecretKey) throws(EngineError) {
+    package init(privateKey: SecretKey) throws(EngineError) {
         self.init(privateKey: privateKey, publicKey: try Self.publicKey(of: privateKey))
     }
 
@@ -43,12 +43,12 @@ public struct KeyAgreementKeyPair: Sendable {
 
 /// Seals a key to an X25519 public key: `ephemeral public key ‖ AEAD box`, the box keyed by BLAKE2b of the
 /// shared secret and both public keys.
-public enum PublicKeySeal {
+package enum PublicKeySeal {
     /// The size of a sealed key in bytes.
-    public static let sealedByteCount = Int(crypto_scalarmult_BYTES) + AEAD.overhead + SecretKey.byteCount
+    package static let sealedByteCount = Int(crypto_scalarmult_BYTES) + AEAD.overhead + SecretKey.byteCount
 
     /// Seals `key` so that only the holder of the private key matching `recipient` can open it.
-    public static func seal(
+    package static func seal(
         key: SecretKey, to recipient: Data, associatedData: some ContiguousBytes
     ) throws(EngineError) -> Data {
         let ephemeral = try KeyAgreementKeyPair.generate()
@@ -58,7 +58,7 @@ public enum PublicKeySeal {
     }
 
     /// Opens a key sealed by ``seal(key:to:associatedData:)`` with the recipient's key pair.
-    public static func open(
+    package static func open(
         _ sealed: Data, with recipient: KeyAgreementKeyPair, associatedData: some ContiguousBytes
     ) throws(EngineError) -> SecretKey {
         let publicCount = Int(crypto_scalarmult_BYTES)

@@ -3,6 +3,11 @@ import CSodium
 /// A 256-bit symmetric key held in locked memory and zeroed when the last copy is released.
 ///
 /// A key cannot be printed or compared with `==`; `description` is redacted.
+///
+/// The one crypto type the `KeychainCore` product shows: a protected file's key crosses ``FileKeyStore``'s
+/// requirements (`wrapFileKey(_:for:context:)`, `unwrapFileKey(_:for:context:)`), so a client that stores files and
+/// any backend that implements them must be able to make, read and compare one. The primitives that use keys stay
+/// inside the package.
 public struct SecretKey: Sendable, CustomStringConvertible {
     /// The size of every symmetric key, in bytes.
     public static let byteCount = 32

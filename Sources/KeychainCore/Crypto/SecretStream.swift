@@ -7,24 +7,24 @@ import Foundation
 ///
 /// A ``Sealer`` writes a stream, an ``Opener`` reads one. Both keep their state (a key derived from the stream's key
 /// and a counter) in locked memory that is zeroed when they are released. Neither is thread-safe: one owner at a time.
-public enum SecretStream {
+package enum SecretStream {
     /// The size of the stream header a sealer produces and an opener needs (the stream's random nonce).
-    public static let headerByteCount = Int(crypto_secretstream_xchacha20poly1305_HEADERBYTES)
+    package static let headerByteCount = Int(crypto_secretstream_xchacha20poly1305_HEADERBYTES)
     /// How many bytes sealing adds to each message (its tag byte and its authenticator).
-    public static let overhead = Int(crypto_secretstream_xchacha20poly1305_ABYTES)
+    package static let overhead = Int(crypto_secretstream_xchacha20poly1305_ABYTES)
 
     /// The state of a stream in locked memory.
     fileprivate typealias State = crypto_secretstream_xchacha20poly1305_state
 
     /// Writes a stream: messages in order, the last one marked final.
-    public final class Sealer {
+    package final class Sealer {
         /// The stream header: store it (it is not secret) before the sealed messages.
-        public let header: [UInt8]
+        package let header: [UInt8]
         private let state: SecureBytes
         private var isFinished = false
 
         /// Starts a stream under `key` with a fresh random header.
-        public init(key: SecretKey) throws(EngineError) {
+        package init(key: SecretKey) throws(EngineError) {
             let state = try SecureBytes(count: MemoryLayout<State>.size)
             var header = [UInt8](repeating: 0, count: SecretStream.headerByteCount)
             let status = state.withStreamState { stream in
@@ -40,7 +40,7 @@ public enum SecretStream {
         /// Seals `message` into `output` (which must hold `message.count + overhead` bytes) and returns how many
         /// bytes it wrote. `associatedData` is authenticated, not stored: the opener must pass the same bytes.
         /// After a message sealed with `isFinal`, the stream accepts no more.
-        public func seal(
+        package func seal(
             _ message: UnsafeRawBufferPointer, associatedData: some ContiguousBytes = [UInt8](), isFinal: Bool,
             into output: UnsafeMutableRawBufferPointer
         ) throws(EngineError) -> Int {
@@ -63,11 +63,11 @@ public enum SecretStream {
         }
 
         /// Whether the final message has been sealed.
-        public var isFinal: Bool { isFinished }
+        package var isFinal: Bool { isFinished }
     }
 
     /// Reads a stream sealed by a ``Sealer``, message by message, in order.
-    public final class Opener {
+    package final class Opener {
         private let state: SecureBytes
         private var phase = Phase.reading
 
@@ -76,7 +76,7 @@ public enum SecretStream {
         }
 
         /// Starts reading the stream whose header is `header` under `key`.
-        public init(key: SecretKey, header: some ContiguousBytes) throws(EngineError) {
+        package init(key: SecretKey, header: some ContiguousBytes) throws(EngineError) {
             let state = try SecureBytes(count: MemoryLayout<State>.size)
             let status = header.withUnsafeBytes { headerBytes in
                 guard headerBytes.count == SecretStream.headerByteCount else { return Int32(-1) }
@@ -96,7 +96,7 @@ public enum SecretStream {
         ///
         /// A message that fails authentication (altered, out of order, from another stream, or with other
         /// associated data) throws ``EngineError/Code/decode`` and writes nothing; the stream cannot be read further.
-        public func open(
+        package func open(
             _ sealed: UnsafeRawBufferPointer, associatedData: some ContiguousBytes = [UInt8](),
             into output: UnsafeMutableRawBufferPointer
         ) throws(EngineError) -> (count: Int, isFinal: Bool) {
@@ -137,7 +137,7 @@ public enum SecretStream {
         }
 
         /// Whether the final message has been opened.
-        public var isFinal: Bool { phase == .finished }
+        package var isFinal: Bool { phase == .finished }
     }
 }
 

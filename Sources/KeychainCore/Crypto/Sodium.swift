@@ -20,12 +20,20 @@ enum Sodium {
     static func wipeStack() {
         sodium_stackzero(stackWipeByteCount)
     }
+
+    /// Zeroes `bytes` in place (`sodium_memzero`, which the compiler cannot drop), keeping their count: for
+    /// plaintext buffers that held secrets and are reused.
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+        }
+    }
 }
 
 /// Cryptographically secure random bytes from libsodium.
-public enum RandomBytes {
+package enum RandomBytes {
     /// Returns `count` random bytes.
-    public static func make(count: Int) throws(EngineError) -> [UInt8] {
+    package static func make(count: Int) throws(EngineError) -> [UInt8] {
         try Sodium.ensureInitialized()
         var bytes = [UInt8](repeating: 0, count: count)
         bytes.withUnsafeMutableBytes { buffer in

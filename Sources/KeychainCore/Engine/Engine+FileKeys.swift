@@ -1,4 +1,3 @@
-import CSodium
 import Foundation
 
 /// The engine as the keybag of protected files (DESIGN §7).
@@ -65,13 +64,7 @@ extension Engine {
 
     /// Whether `tag` is the tag of `header`.
     public func isValidFileHeaderTag(_ tag: Data, for header: [UInt8]) throws(EngineError) -> Bool {
-        let expected = try fileHeaderTag(for: header)
-        return tag.withUnsafeBytes { given in
-            expected.withUnsafeBytes { computed in
-                given.count == computed.count
-                    && sodium_memcmp(given.sodiumPointer, computed.sodiumPointer, computed.count) == 0
-            }
-        }
+        KeyedHash.equal(tag, try fileHeaderTag(for: header))
     }
 
     // MARK: Private

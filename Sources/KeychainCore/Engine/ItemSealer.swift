@@ -1,4 +1,3 @@
-import CSodium
 import Foundation
 
 /// Seals items into rows and opens rows into items (DESIGN §3): a random item key per row, wrapped by its class
@@ -74,7 +73,7 @@ final class ItemSealer {
         let classKey = try keybag.key(for: item.protectionClass)
         defer {
             scratch.storage.zero()
-            plaintext.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+            Sodium.wipe(&plaintext)
         }
         do throws(EngineError) {
             item.keyAssociatedData(into: &associatedData)

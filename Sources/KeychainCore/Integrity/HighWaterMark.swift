@@ -18,7 +18,8 @@ import Foundation
 final class HighWaterMark {
     /// The file's path.
     let path: String
-    private let descriptor: Int32
+    /// The open file; `nil` when it is missing and cannot be created (a read-only directory).
+    private let file: FileDescriptor<EngineError>?
     private let writable: Bool
     private let key: SecretKey
 
@@ -29,22 +30,13 @@ final class HighWaterMark {
     init(path: String, key: SecretKey) throws(EngineError) {
         self.path = path
         self.key = key
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        var writable = true
-        if descriptor < 0 {
+        if let file = try? FileDescriptor<EngineError>.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) {
+            self.file = file
+            writable = true
+        } else {
+            file = try FileDescriptor.openIfExists(path, O_RDONLY | O_NOFOLLOW)
             writable = false
-            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         }
-        guard descriptor >= 0 || errno == ENOENT else {
-            throw EngineError(
-                .ioError, "cannot open the high-water mark file \(path): \(String(cString: strerror(errno)))")
-        }
-        self.descriptor = descriptor
-        self.writable = writable
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
     }
 
     /// The recorded sequence, or `nil` when the file is missing or empty (a keychain from before the file existed).
@@ -59,12 +51,11 @@ final class HighWaterMark {
     /// Raises the recorded sequence to `sequence` unless it is already as high (another process may have raised
     /// it further). Failures are ignored: the commit is already durable, and a lower mark only weakens the check.
     func raise(to sequence: Int64) {
-        guard writable, descriptor >= 0 else { return }
-        guard flock(descriptor, LOCK_EX) == 0 else { return }
-        defer { flock(descriptor, LOCK_UN) }
-        if let current = storedSequence(), current >= sequence { return }
-        guard var bytes = try? Self.encode(sequence, key: key) else { return }
-        _ = bytes.withUnsafeMutableBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        guard writable, let file else { return }
+        try? file.withExclusiveLock { () throws(EngineError) in
+            if let current = storedSequence(), current >= sequence { return }
+            try file.write(try Self.encode(sequence, key: key), at: 0)
+        }
     }
 
     /// The recorded sequence without checking its hash: enough to keep the mark from going down (a damaged file is
@@ -79,11 +70,9 @@ final class HighWaterMark {
     /// What the file holds (at most its 32 bytes; nothing when it cannot be read, which reads as damage), or `nil`
     /// when it is missing or empty.
     private func storedBytes() -> [UInt8]? {
-        guard descriptor >= 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Self.byteCount)
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, Self.byteCount, 0) }
-        guard count != 0 else { return nil }
-        return count < 0 ? [] : Array(bytes[0..<count])
+        guard let file else { return nil }
+        guard let bytes = try? file.readBytes(count: Self.byteCount, at: 0) else { return [] }
+        return bytes.isEmpty ? nil : bytes
     }
 
     private static func sequence(in bytes: [UInt8]) -> Int64 {

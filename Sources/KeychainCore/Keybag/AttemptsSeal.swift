@@ -1,4 +1,3 @@
-import CSodium
 import Foundation
 
 /// The seal over the keybag's failed-passcode counter, its wait and the erase threshold (clear columns, which the
@@ -24,12 +23,7 @@ struct AttemptsSeal {
     func isAuthentic(_ record: KeybagRecord) throws(EngineError) -> Bool {
         guard record.sealsAttempts else { return true }
         guard let stored = record.attemptsSeal else { return false }
-        let expected = try tag(record)
-        return stored.count == expected.count
-            && stored.withUnsafeBytes { a in
-                expected.withUnsafeBytes { b in sodium_memcmp(a.baseAddress, b.baseAddress, a.count) }
-            }
-                == 0
+        return KeyedHash.equal(stored, try tag(record))
     }
 
     /// The record with a fresh seal over its current values; a keybag made before sealing also gets its index key

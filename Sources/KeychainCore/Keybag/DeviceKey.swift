@@ -31,14 +31,9 @@ enum DeviceKey {
     }
 
     private static func readKey(at path: String) throws(EngineError) -> SecretKey? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw EngineError(.ioError, "cannot open the device key \(path): \(KeychainDirectory.systemError())")
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard let file = try FileDescriptor<EngineError>.openIfExists(path, O_RDONLY | O_NOFOLLOW) else { return nil }
+        let status = try file.status()
+        guard status.st_mode & S_IFMT == S_IFREG else {
             throw EngineError(.invalidKeychain, "the device key \(path) is not a regular file")
         }
         guard status.st_mode & 0o077 == 0 else {
@@ -47,14 +42,11 @@ enum DeviceKey {
                 .invalidKeychain, "the device key \(path) is readable by others (mode \(mode)); run chmod 600 on it")
         }
         let key = try SecretKey.zeroed()
-        var header = [UInt8](repeating: 0, count: magic.count)
-        let headerCount = read(descriptor, &header, header.count)
-        let keyCount = key.storage.withUnsafeMutableBytes { buffer in
-            read(descriptor, buffer.baseAddress, buffer.count)
+        let header = try file.readBytes(count: magic.count)
+        let keyCount = try key.storage.withUnsafeMutableBytes { (buffer) throws(EngineError) -> Int in
+            try file.read(into: buffer)
         }
-        guard headerCount == magic.count, header == magic, keyCount == SecretKey.byteCount,
-            Int(status.st_size) == fileByteCount
-        else {
+        guard header == magic, keyCount == SecretKey.byteCount, Int(status.st_size) == fileByteCount else {
             throw EngineError(.invalidKeychain, "the device key \(path) is damaged")
         }
         return key
@@ -64,24 +56,18 @@ enum DeviceKey {
     /// ``install(_:in:)`` and removes the temporary file either way).
     static func stage(in directory: KeychainDirectory, suffix: String) throws(EngineError) -> (SecretKey, String) {
         let temporary = directory.deviceKeyPath + suffix
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw EngineError(
-                KeychainDirectory.systemErrorCode(), "cannot create the device key: \(KeychainDirectory.systemError())")
-        }
-        let key = try SecretKey.random()
-        let written =
-            write(descriptor, magic, magic.count)
-            + key.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
-        let synced = written == fileByteCount && fsync(descriptor) == 0
-        let code = KeychainDirectory.systemErrorCode()
-        let reason = KeychainDirectory.systemError()
-        close(descriptor)
-        guard synced else {
+        let file = try FileDescriptor<EngineError>.createExclusively(temporary)
+        do throws(EngineError) {
+            let key = try SecretKey.random()
+            try file.write(magic)
+            try key.withUnsafeBytes { (buffer) throws(EngineError) in try file.write(buffer) }
+            try file.synchronize()
+            try file.close()
+            return (key, temporary)
+        } catch {
             unlink(temporary)
-            throw EngineError(code, "cannot write the device key: \(reason)")
+            throw error
         }
-        return (key, temporary)
     }
 
     /// Links a staged key into place; `false` when another process installed one first (its key stays).

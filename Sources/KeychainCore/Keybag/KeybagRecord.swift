@@ -131,6 +131,11 @@ struct KeybagRecord {
         try saveAttemptsSeal(to: database)
     }
 
+    /// Whether any wrapped key is stored (a keychain whose keybag row is unreadable yet has keys is damaged).
+    static func hasKeys(in database: Database) throws(EngineError) -> Bool {
+        try database.first("SELECT EXISTS (SELECT 1 FROM class_keys)") { $0.integer(0) != 0 } ?? false
+    }
+
     /// Deletes one wrapped key: only passcode removal does it, for `akpu`.
     static func deleteKey(_ name: KeyName, from database: Database) throws(EngineError) {
         try database.run("DELETE FROM class_keys WHERE name = ?", [.text(name.rawValue)])

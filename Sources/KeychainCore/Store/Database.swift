@@ -23,9 +23,6 @@ final class Database {
     /// high-water mark after it.
     weak var writeObserver: WriteTransactionObserver?
 
-    /// `SQLITE_FCNTL_PERSIST_WAL`, a C macro Swift does not import.
-    private static let persistWAL: Int32 = 10
-
     /// How long a statement waits for another process's write lock before failing.
     static let busyTimeoutMilliseconds: Int32 = 10_000
 
@@ -58,7 +55,7 @@ final class Database {
             // process, such as one `security` command, then neither recreates nor deletes them. The size limit
             // truncates the WAL after checkpoints.
             var persist: Int32 = 1
-            sqlite3_file_control(handle, "main", Self.persistWAL, &persist)
+            sqlite3_file_control(handle, "main", CSQLITE_FCNTL_PERSIST_WAL, &persist)
             try execute("PRAGMA journal_size_limit = 4194304")
         }
         try execute("PRAGMA synchronous = FULL")
@@ -171,10 +168,6 @@ final class Database {
             status, String(cString: sqlite3_errmsg(handle)), sql: sql, systemError: sqlite3_system_errno(handle))
     }
 
-    // Extended result codes are C macros that Swift does not import: SQLITE_CONSTRAINT | (8 << 8), | (6 << 8).
-    private static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
-    private static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
-
     /// Maps an SQLite result to the engine's error: a full disk (SQLite's own code, or the `errno` behind an I/O
     /// error), a read-only database, a busy or failing file, a damaged database, or a uniqueness violation (which
     /// callers turn into a duplicate-item error naming the item).
@@ -190,7 +183,7 @@ final class Database {
                 .writePermission,
                 "the keychain is read-only (its database file or file system does not allow writing): \(text)")
         case SQLITE_CORRUPT, SQLITE_NOTADB: return EngineError(.invalidKeychain, text)
-        case SQLITE_CONSTRAINT where status == constraintUnique || status == constraintPrimaryKey:
+        case SQLITE_CONSTRAINT where status == CSQLITE_CONSTRAINT_UNIQUE || status == CSQLITE_CONSTRAINT_PRIMARYKEY:
             return EngineError(.duplicateItem, text)
         case SQLITE_NOMEM: return EngineError(.allocate, text)
         default: return EngineError(.ioError, text)
@@ -212,7 +205,7 @@ final class Statement {
     private unowned let database: Database
     private let sql: String
 
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static let transient = csqlite_transient()
 
     fileprivate init(pointer: OpaquePointer, database: Database, sql: String) {
         self.pointer = pointer

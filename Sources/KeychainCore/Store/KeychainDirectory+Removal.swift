@@ -41,13 +41,10 @@ extension KeychainDirectory {
     /// Whether the file at `path` is a regular file (not a link) that begins with `prefix`, or is empty when
     /// `orIsEmpty`.
     private static func file(at path: String, startsWith prefix: [UInt8], orIsEmpty: Bool) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+        guard let file = try? FileDescriptor<EngineError>.open(path, O_RDONLY | O_NOFOLLOW),
+            let status = try? file.status(), status.st_mode & S_IFMT == S_IFREG
+        else { return false }
         if status.st_size == 0 { return orIsEmpty }
-        var header = [UInt8](repeating: 0, count: prefix.count)
-        return read(descriptor, &header, header.count) == prefix.count && header == prefix
+        return (try? file.readBytes(count: prefix.count)) == prefix
     }
 }

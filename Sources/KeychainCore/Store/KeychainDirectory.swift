@@ -40,23 +40,12 @@ struct KeychainDirectory {
 
     /// Creates a new, empty, 0600 file at `path`, failing if anything is there.
     func createFile(at path: String) throws(EngineError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw EngineError(Self.systemErrorCode(), "cannot create \(path): \(Self.systemError())")
-        }
-        close(descriptor)
+        try FileDescriptor<EngineError>.createExclusively(path).close()
     }
 
     /// Fsyncs a file's contents.
     func syncFile(at path: String) throws(EngineError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            throw EngineError(Self.systemErrorCode(), "cannot open \(path): \(Self.systemError())")
-        }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw EngineError(Self.systemErrorCode(), "cannot write \(path) to disk: \(Self.systemError())")
-        }
+        try FileDescriptor<EngineError>.open(path, O_RDONLY | O_NOFOLLOW).synchronize()
     }
 
     private static func size(of path: String) -> Int? {
@@ -66,10 +55,7 @@ struct KeychainDirectory {
 
     /// Fsyncs the directory so that a rename or link in it is durable.
     func syncDirectory() {
-        let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        try? FileDescriptor<EngineError>.synchronizeDirectory(url.path)
     }
 
     /// The text of `errno`.
@@ -79,10 +65,6 @@ struct KeychainDirectory {
 
     /// The status of `errno` after a failed write: a full disk or quota, a read-only file system, or I/O.
     static func systemErrorCode() -> EngineError.Code {
-        switch errno {
-        case ENOSPC, EDQUOT: .diskFull
-        case EROFS: .writePermission
-        default: .ioError
-        }
+        EngineError.systemCode(errno)
     }
 }

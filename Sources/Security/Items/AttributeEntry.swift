@@ -16,18 +16,18 @@ enum AttributeEntry {
     /// Reads a key and its value; a key that is not an attribute of `itemClass` is `errSecNoSuchAttr`.
     init(_ key: String, _ value: Any, itemClass: ItemClass) throws(EngineError) {
         switch key {
-        case "nleg", "musr":
+        case SecItemKeys.dataProtectionKeychain, "musr":
             // kSecUseDataProtectionKeychain (this keychain is one) and the multi-user view (there is one user).
             self = .ignored
-        case "sync":
-            if let text = value as? String, text == "syna" {
+        case SecItemKeys.synchronizable:
+            if let text = value as? String, text == SecItemKeys.synchronizableAny {
                 self = .synchronizable(.any)
             } else if let flag = FoundationValue.flag(value) {
                 self = .synchronizable(.flag(flag))
             } else {
                 throw FoundationValue.wrongType(key, expected: "a Boolean or kSecAttrSynchronizableAny", value)
             }
-        case "accc":
+        case SecItemKeys.accessControl:
             guard let accessControl = value as? SecAccessControl else {
                 throw FoundationValue.wrongType(
                     key, expected: "a SecAccessControl (Unexpected type of kSecAttrAccessControl attribute)", value)

@@ -39,10 +39,20 @@ struct SecItemDictionary {
     var authenticationUI = AuthenticationUI.allow
 
     /// The values of `kSecUseAuthenticationUI`.
-    enum AuthenticationUI: String {
-        case allow = "u_AuthUIA"
-        case fail = "u_AuthUIF"
-        case skip = "u_AuthUIS"
+    enum AuthenticationUI {
+        case allow
+        case fail
+        case skip
+
+        /// The choice a `kSecUseAuthenticationUI…` value names, or `nil` for another string.
+        init?(_ value: String) {
+            switch value {
+            case SecItemKeys.useAuthenticationUIAllow: self = .allow
+            case SecItemKeys.useAuthenticationUIFail: self = .fail
+            case SecItemKeys.useAuthenticationUISkip: self = .skip
+            default: return nil
+            }
+        }
     }
 
     /// The most keys a dictionary may hold (Apple's `QUERY_KEY_LIMIT`).
@@ -51,17 +61,18 @@ struct SecItemDictionary {
     /// Sorts a dictionary's keys; throws for the first key (in sorted order) that is unknown or of the wrong type.
     init(_ dictionary: NSDictionary) throws(EngineError) {
         let entries = try Self.entries(of: dictionary)
-        if let value = entries.first(where: { $0.key == "class" })?.value {
+        if let value = entries.first(where: { $0.key == SecItemKeys.itemClass })?.value {
             explicitClass = try Self.itemClass(value)
         }
-        if let value = entries.first(where: { $0.key == "v_PersistentRef" })?.value {
+        if let value = entries.first(where: { $0.key == SecItemKeys.valuePersistentReference })?.value {
             persistentReference = try Self.persistentReference(value)
         }
         guard let itemClass = explicitClass ?? persistentReference?.itemClass else {
             throw .init(.param, "the dictionary names no item class: kSecClass (\"class\") is missing")
         }
         self.itemClass = itemClass
-        for (key, value) in entries where key != "class" && key != "v_PersistentRef" {
+        for (key, value) in entries
+        where key != SecItemKeys.itemClass && key != SecItemKeys.valuePersistentReference {
             try add(key, value)
         }
     }
@@ -89,7 +100,7 @@ struct SecItemDictionary {
             case .accessControl(let accessControl): self.accessControl = accessControl
             case .attribute(let attribute, let attributeValue): attributes[attribute] = attributeValue
             }
-        } else if key == "persistref" {
+        } else if key == SecItemKeys.persistentReferenceAttribute {
             // Apple's server skips the persistent-reference attribute in every dictionary.
         } else if key.hasPrefix("r_") {
             try addReturn(key, value)
@@ -106,14 +117,15 @@ struct SecItemDictionary {
 
     private mutating func addReturn(_ key: String, _ value: Any) throws(EngineError) {
         let options: [String: ReturnOptions] = [
-            "r_Data": .data, "r_Attributes": .attributes, "r_PersistentRef": .persistentReference, "r_Ref": [],
+            SecItemKeys.returnData: .data, SecItemKeys.returnAttributes: .attributes,
+            SecItemKeys.returnPersistentReference: .persistentReference, SecItemKeys.returnReference: [],
         ]
         guard let option = options[key] else {
             throw .init(.param, "the return key \"\(key)\" is not one of Apple's kSecReturn… keys")
         }
         let wanted = try FoundationValue.requireBoolean(value, for: key)
         returnKeys.append(key)
-        if key == "r_Ref" {
+        if key == SecItemKeys.returnReference {
             returnsReference = wanted
         } else if wanted {
             returning.insert(option)
@@ -122,8 +134,8 @@ struct SecItemDictionary {
 
     private mutating func addMatch(_ key: String, _ value: Any) throws(EngineError) {
         switch key {
-        case "m_Limit": limit = try Self.matchLimit(value)
-        case "m_CaseInsensitive": caseInsensitive = try FoundationValue.requireBoolean(value, for: key)
+        case SecItemKeys.matchLimit: limit = try Self.matchLimit(value)
+        case SecItemKeys.matchCaseInsensitive: caseInsensitive = try FoundationValue.requireBoolean(value, for: key)
         default:
             throw .init(
                 .param,
@@ -135,8 +147,8 @@ struct SecItemDictionary {
 
     private mutating func addValue(_ key: String, _ value: Any) throws(EngineError) {
         switch key {
-        case "v_Data": data = try FoundationValue.requireData(value, for: key)
-        case "v_Ref":
+        case SecItemKeys.valueData: data = try FoundationValue.requireData(value, for: key)
+        case SecItemKeys.valueReference:
             throw .init(.param, "kSecValueRef (\"v_Ref\") is not supported: password items have no item reference")
         default: throw .init(.param, "the value key \"\(key)\" is not one of Apple's kSecValue… keys")
         }
@@ -144,26 +156,27 @@ struct SecItemDictionary {
 
     private mutating func addUse(_ key: String, _ value: Any) throws(EngineError) {
         switch key {
-        case "u_AuthUI":
+        case SecItemKeys.useAuthenticationUI:
             let text = try FoundationValue.requireString(value, for: key)
-            guard let choice = AuthenticationUI(rawValue: text) else {
+            guard let choice = AuthenticationUI(text) else {
                 throw .init(
                     .param,
                     "the value of \"u_AuthUI\" must be kSecUseAuthenticationUIAllow, …Fail or …Skip, not \"\(text)\"")
             }
             authenticationUI = choice
-        case "u_NoAuthUI":
+        case SecItemKeys.useNoAuthenticationUI:
             if try FoundationValue.requireBoolean(value, for: key) { authenticationUI = .fail }
-        case "u_OpPrompt": _ = try FoundationValue.requireString(value, for: key)
-        case "u_AuthCtx": break  // Any object: the authentication context is kept for access control, which is later.
+        case SecItemKeys.useOperationPrompt: _ = try FoundationValue.requireString(value, for: key)
+        case SecItemKeys.useAuthenticationContext:
+            break  // Any object: the authentication context is kept for access control, which is later.
         default: throw .init(.param, "the use key \"\(key)\" is not supported")
         }
     }
 
     private static func itemClass(_ value: Any) throws(EngineError) -> ItemClass {
-        let name = try FoundationValue.requireString(value, for: "class")
+        let name = try FoundationValue.requireString(value, for: SecItemKeys.itemClass)
         if let itemClass = ItemClass(rawValue: name) { return itemClass }
-        if ["cert", "keys", "idnt"].contains(name) {
+        if [SecItemKeys.certificate, SecItemKeys.key, SecItemKeys.identity].contains(name) {
             throw .init(
                 .unimplemented,
                 "the class \"\(name)\" (certificates, keys and identities) is not supported yet; this keychain holds generic and internet passwords"
@@ -173,7 +186,7 @@ struct SecItemDictionary {
     }
 
     private static func persistentReference(_ value: Any) throws(EngineError) -> PersistentReference {
-        let data = try FoundationValue.requireData(value, for: "v_PersistentRef")
+        let data = try FoundationValue.requireData(value, for: SecItemKeys.valuePersistentReference)
         guard let reference = PersistentReference(data: data) else {
             throw .init(
                 .param, "the value of \"v_PersistentRef\" (\(data.count) bytes) is not a valid persistent reference")
@@ -184,8 +197,8 @@ struct SecItemDictionary {
     private static func matchLimit(_ value: Any) throws(EngineError) -> MatchLimit {
         if let text = value as? String {
             switch text {
-            case "m_LimitOne": return .one
-            case "m_LimitAll": return .all
+            case SecItemKeys.matchLimitOne: return .one
+            case SecItemKeys.matchLimitAll: return .all
             default:
                 throw .init(
                     .param, "the value of \"m_Limit\" must be kSecMatchLimitOne, kSecMatchLimitAll or a number")
@@ -193,7 +206,7 @@ struct SecItemDictionary {
         }
         guard FoundationValue.boolean(value) == nil, let count = FoundationValue.integer(value) else {
             throw FoundationValue.wrongType(
-                "m_Limit", expected: "kSecMatchLimitOne, kSecMatchLimitAll or a number", value)
+                SecItemKeys.matchLimit, expected: "kSecMatchLimitOne, kSecMatchLimitAll or a number", value)
         }
         guard count >= 1, count <= Int.max else {
             throw .init(.param, "the match limit must be at least 1, not \(count)")

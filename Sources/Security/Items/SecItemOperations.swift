@@ -60,7 +60,7 @@ enum SecItemOperations {
                 .param,
                 "SecItemDelete deletes every match: its kSecMatchLimit (\"m_Limit\") may only be kSecMatchLimitAll")
         }
-        request.matchKeys.removeAll { $0 == "m_Limit" }
+        request.matchKeys.removeAll { $0 == SecItemKeys.matchLimit }
         try request.rejectMatchKeys(in: "SecItemDelete")
         try request.rejectSkippingAuthentication(in: "SecItemDelete")
         let query = try request.query(limit: nil, returning: [])
@@ -75,11 +75,11 @@ enum SecItemOperations {
         var changes = ItemChanges(allowsThisDeviceOnlySynchronizable: true)
         var accessControl: SecAccessControl?
         for (key, value) in try SecItemDictionary.entries(of: dictionary) {
-            if key == "v_Data" {
+            if key == SecItemKeys.valueData {
                 changes.data = try FoundationValue.requireData(value, for: key)
                 continue
             }
-            if key == "persistref" { continue }
+            if key == SecItemKeys.persistentReferenceAttribute { continue }
             guard key.utf16.count == 4 else {
                 throw .init(
                     .noSuchAttribute,
@@ -114,7 +114,7 @@ extension SecItemDictionary {
         }
         if persistentReference != nil {
             var keys = attributes.keys.map(\.rawValue)
-            if case .flag = synchronizable { keys.append("sync") }
+            if case .flag = synchronizable { keys.append(SecItemKeys.synchronizable) }
             guard keys.isEmpty else {
                 throw .init(
                     .param,

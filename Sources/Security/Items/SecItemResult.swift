@@ -40,17 +40,17 @@ enum SecItemResult {
         }
         var dictionary: [String: AnyObject] = [:]
         if returning.contains(.attributes) || reference {
-            dictionary["class"] = NSString(string: item.itemClass.rawValue)
+            dictionary[SecItemKeys.itemClass] = NSString(string: item.itemClass.rawValue)
             for (key, value) in item.attributes {
                 dictionary[key.rawValue] = FoundationValue.object(value)
             }
         }
         // The engine keeps an absent secret as empty data, so empty data is an item without data.
         if returning.contains(.data) || reference, let data = item.data, !data.isEmpty {
-            dictionary["v_Data"] = NSData(data: data)
+            dictionary[SecItemKeys.valueData] = NSData(data: data)
         }
         if returning.contains(.persistentReference) {
-            dictionary["v_PersistentRef"] = NSData(data: item.persistentReference.data)
+            dictionary[SecItemKeys.valuePersistentReference] = NSData(data: item.persistentReference.data)
         }
         return NSDictionary(dictionary: dictionary)
     }

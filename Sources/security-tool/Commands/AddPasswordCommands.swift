@@ -1,5 +1,6 @@
 import Foundation
 import Keychain
+import Security
 
 extension Command {
     /// `add-generic-password`: adds (or with `-U` updates) a generic password.

@@ -1,5 +1,6 @@
 import Foundation
 import Keychain
+import Security
 
 extension Command {
     /// `create-keychain [-P] [-p password] [keychains...]`: new keychains, each with the passcode given (none when
@@ -38,7 +39,7 @@ extension Command {
         let context = "SecKeychainCreate \(location.name(or: "<default>"))"
         if Keychain.exists(in: location.directory) {
             throw .keychain(
-                KeychainError(status: Status.duplicateKeychain, message: "a keychain exists in \(location.path)"),
+                KeychainError(status: errSecDuplicateKeychain, message: "a keychain exists in \(location.path)"),
                 context)
         }
         var isDirectory: ObjCBool = false
@@ -46,7 +47,7 @@ extension Command {
         let contents = isDirectory.boolValue ? try? FileManager.default.contentsOfDirectory(atPath: location.path) : nil
         guard contents?.isEmpty == true else {
             throw .failed(
-                status: Status.param,
+                status: errSecParam,
                 message: "\(context): \(location.path) exists and is not an empty directory: name a new one")
         }
     }
@@ -75,11 +76,11 @@ extension Command {
                 try FileManager.default.createDirectory(
                     at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
             } catch {
-                throw .failed(status: Status.ioError, message: "\(context): cannot create \(directory.path): \(error)")
+                throw .failed(status: errSecIO, message: "\(context): cannot create \(directory.path): \(error)")
             }
             guard mkdir(directory.path, 0o700) == 0 || errno == EEXIST else {
                 throw .failed(
-                    status: Status.ioError,
+                    status: errSecIO,
                     message: "\(context): cannot create \(directory.path): \(String(cString: strerror(errno)))")
             }
         }

@@ -56,7 +56,7 @@ extension Command {
                 throw .usage("say which item to delete: give at least one attribute to match")
             }
             let locations = try KeychainLocation.all(arguments.positionals)
-            try ItemSearch.withFirst(criteria, in: locations, session) { found, location throws(ToolFailure) in
+            try ItemLookup.withFirst(criteria, in: locations, session) { found, location throws(ToolFailure) in
                 let keychain = try session.keychains.keychain(at: location, context: "SecKeychainItemDelete")
                 do throws(KeychainError) {
                     let removed = try session.keychains.unlocking(keychain, at: location) {

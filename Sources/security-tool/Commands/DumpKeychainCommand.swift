@@ -27,10 +27,10 @@ extension Command {
         for location in try KeychainLocation.all(arguments.positionals) {
             let everyGeneric = try ItemCriteria<GenericPassword>.everything()
             let everyInternet = try ItemCriteria<InternetPassword>.everything()
-            for item in try ItemSearch.all(everyGeneric, in: location, session) {
+            for item in try ItemLookup.all(everyGeneric, in: location, session) {
                 try dump(item, in: location, withData: withData, json: json, into: &objects, session)
             }
-            for item in try ItemSearch.all(everyInternet, in: location, session) {
+            for item in try ItemLookup.all(everyInternet, in: location, session) {
                 try dump(item, in: location, withData: withData, json: json, into: &objects, session)
             }
         }
@@ -44,7 +44,7 @@ extension Command {
         _ item: Item, in location: KeychainLocation, withData: Bool, json: Bool, into objects: inout [JSONValue],
         _ session: ToolSession
     ) throws(ToolFailure) {
-        var secret = withData ? try ItemSearch.secret(of: item, in: location, session) : nil
+        var secret = withData ? try ItemLookup.secret(of: item, in: location, session) : nil
         defer { SecretReader.zero(&secret) }
         if json {
             objects.append(ItemOutput.json(item, in: location, secret: secret))

@@ -23,7 +23,7 @@ extension Command {
         for code in codes {
             let hex = String(UInt32(bitPattern: code), radix: 16, uppercase: true)
             let padded = String(repeating: "0", count: 8 - hex.count) + hex
-            session.console.print("Error: 0x\(padded) \(code) \(StatusMessages.message(for: code))")
+            session.console.print("Error: 0x\(padded) \(code) \(AppleMessages.message(for: code))")
         }
         return 1
     }

@@ -59,10 +59,10 @@ extension Command {
             let onlyPassword = arguments.has("w")
             let withPassword = onlyPassword || arguments.has("g")
             let locations = try KeychainLocation.all(arguments.positionals)
-            try ItemSearch.withFirst(criteria, in: locations, session) { found, location throws(ToolFailure) in
+            try ItemLookup.withFirst(criteria, in: locations, session) { found, location throws(ToolFailure) in
                 var secret: Data?
                 if withPassword {
-                    secret = try ItemSearch.secret(of: found, in: location, session)
+                    secret = try ItemLookup.secret(of: found, in: location, session)
                     guard secret != nil else { return false }
                 }
                 defer { SecretReader.zero(&secret) }

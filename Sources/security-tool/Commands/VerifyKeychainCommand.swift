@@ -1,4 +1,5 @@
 import Keychain
+import Security
 
 extension Command {
     /// `verify-keychain [--json] [keychain]` (ours): reads every item and the keychain's own records, prints each
@@ -23,7 +24,7 @@ extension Command {
                 let verification = try keychain.verify()
                 guard verification.lockedItemCount == 0 else {
                     throw KeychainError(
-                        status: Status.interactionNotAllowed,
+                        status: errSecInteractionNotAllowed,
                         message: "\(verification.lockedItemCount) items cannot be checked while the keychain is locked")
                 }
                 return verification
@@ -50,7 +51,7 @@ extension Command {
         }
         guard verification.isSound else {
             throw .failed(
-                status: Status.decode, message: "\(context): the keychain \(location.path) is damaged (see above)")
+                status: errSecDecode, message: "\(context): the keychain \(location.path) is damaged (see above)")
         }
         return 0
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Keychain
+import Security
 
 /// The keychains this process has opened, each opened once and kept open for the rest of the process, so one
 /// `security -i` session keeps a keychain's lock state from command to command (until `keychaind` shares one lock
@@ -37,7 +38,7 @@ final class OpenKeychains {
         if let keychain = open[location.path] { return keychain }
         guard Keychain.exists(in: location.directory) || location.isDefault else {
             throw .keychain(
-                KeychainError(status: Status.noSuchKeychain, message: "no keychain in \(location.path)"), context)
+                KeychainError(status: errSecNoSuchKeychain, message: "no keychain in \(location.path)"), context)
         }
         return try opening(location)
     }
@@ -80,7 +81,7 @@ final class OpenKeychains {
         do throws(KeychainError) {
             return try body()
         } catch {
-            guard error.status == Status.interactionNotAllowed else { throw error }
+            guard error.status == errSecInteractionNotAllowed else { throw error }
             try unlockOnTerminal(keychain, at: location, after: error)
             return try body()
         }
@@ -94,14 +95,14 @@ final class OpenKeychains {
         guard state.hasPasscode, state.isLocked else { throw error }
         if let retryAfter = state.retryAfter {
             throw KeychainError(
-                status: Status.interactionNotAllowed,
+                status: errSecInteractionNotAllowed,
                 message:
                     "the keychain \(location.path) is locked, and passcode entry is suspended until \(retryAfter) after \(state.failedAttempts) wrong passcodes"
             )
         }
         guard let terminal = TerminalDevice.open() else {
             throw KeychainError(
-                status: Status.interactionNotAllowed,
+                status: errSecInteractionNotAllowed,
                 message:
                     "the keychain \(location.path) is locked and there is no terminal to ask for its passcode; unlock it with unlock-keychain earlier in the same `security -i` session"
             )
@@ -109,13 +110,13 @@ final class OpenKeychains {
         let line = terminal.readSecret(prompt: "password to unlock \(location.name(or: "default")): ")
         guard case .line(var passcode) = line else {
             if case .tooLong(let count) = line {
-                throw KeychainError(status: Status.param, message: "the passcode typed is \(count) bytes, too long")
+                throw KeychainError(status: errSecParam, message: "the passcode typed is \(count) bytes, too long")
             }
-            throw KeychainError(status: Status.userCanceled, message: "no passcode was typed")
+            throw KeychainError(status: errSecUserCanceled, message: "no passcode was typed")
         }
         defer { SecretReader.zero(&passcode) }
         guard let text = String(validating: passcode, as: UTF8.self) else {
-            throw KeychainError(status: Status.param, message: "the passcode typed is not valid UTF-8")
+            throw KeychainError(status: errSecParam, message: "the passcode typed is not valid UTF-8")
         }
         try keychain.unlock(passcode: text)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Security
 
 #if canImport(Glibc)
     import Glibc
@@ -88,7 +89,7 @@ final class Console {
             isFailureReported = true
             printError("security: cannot write standard output: \(String(cString: strerror(failure)))")
         }
-        return result == 0 ? Status.ioError : result
+        return result == 0 ? errSecIO : result
     }
 
     /// Writes every byte, retrying short writes and interrupted calls; returns the error that stopped it, if any.

@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import Security
 
 /// Where the secrets a verb needs come from, so none has to travel in argv: the terminal, without echo, when
 /// standard input is one; otherwise a line of standard input (without its newline). In an interactive session fed
@@ -57,7 +58,7 @@ struct SecretReader {
     static func text(of secret: [UInt8], _ what: String) throws(ToolFailure) -> String {
         guard let text = String(validating: secret, as: UTF8.self) else {
             throw .failed(
-                status: Status.param,
+                status: errSecParam,
                 message: "the \(what) is not valid UTF-8: a keychain password is text; nothing was changed")
         }
         return text

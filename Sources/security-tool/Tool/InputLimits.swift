@@ -1,3 +1,5 @@
+import Security
+
 /// How long the things the tool reads may be. A longer one is refused whole, never cut: a secret is stored as
 /// given or not at all, and a session line runs as typed or not at all.
 enum InputLimits {
@@ -23,7 +25,7 @@ enum InputLimits {
     /// The failure for a secret of `byteCount` bytes over the limit: `errSecParam`, naming the limit.
     static func tooLong(_ what: String, byteCount: Int) -> ToolFailure {
         .failed(
-            status: Status.param,
+            status: errSecParam,
             message:
                 "\(what) is \(byteCount) bytes, longer than the limit of \(describe(secretByteCount)); nothing was stored"
         )

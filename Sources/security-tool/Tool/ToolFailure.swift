@@ -13,12 +13,12 @@ enum ToolFailure: Error {
     /// which names the item, value or file at fault.
     static func keychain(_ error: KeychainError, _ context: String) -> ToolFailure {
         .failed(
-            status: error.status, message: "\(context): \(StatusMessages.message(for: error.status)) (\(error.message))"
+            status: error.status, message: "\(context): \(AppleMessages.message(for: error.status)) (\(error.message))"
         )
     }
 
     /// A status without detail, in macOS's exact words: `<context>: <Apple's message>`.
     static func status(_ status: Int32, _ context: String) -> ToolFailure {
-        .failed(status: status, message: "\(context): \(StatusMessages.message(for: status))")
+        .failed(status: status, message: "\(context): \(AppleMessages.message(for: status))")
     }
 }

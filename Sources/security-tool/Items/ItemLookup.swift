@@ -1,8 +1,9 @@
 import Foundation
 import Keychain
+import Security
 
 /// Finding items for the verbs, asking for the passcode on the terminal when the keychain is locked.
-enum ItemSearch {
+enum ItemLookup {
     /// Every item of a class the criteria match in a keychain, in a stable order.
     static func all<Item: PasswordItem>(
         _ criteria: ItemCriteria<Item>, in location: KeychainLocation, _ session: ToolSession
@@ -30,7 +31,7 @@ enum ItemSearch {
             guard let found = try all(criteria, in: location, session).first else { continue }
             if try body(found, location) { return }
         }
-        throw .status(Status.itemNotFound, "SecKeychainSearchCopyNext")
+        throw .status(errSecItemNotFound, "SecKeychainSearchCopyNext")
     }
 
     /// An item's secret, or `nil` when the item is gone.
