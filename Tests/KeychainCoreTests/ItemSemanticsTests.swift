@@ -6,51 +6,16 @@ import Testing
 
 @Suite("Item semantics")
 struct ItemSemanticsTests {
-    @Test("Delete removes every match; a synchronizable item leaves a tombstone")
-    func delete() throws {
+    @Test("A synchronizable item's delete leaves a tombstone row, with no secret in it")
+    func tombstone() throws {
         let keychain = try TestKeychain()
-        let engine = keychain.engine
-        try engine.addPassword("a", "1")
-        try engine.addPassword("b", "2")
-        try engine.addPassword("s", "3", [.synchronizable: .bool(true)])
-        var limited = ItemQuery(itemClass: .genericPassword)
-        limited.limit = .one
-        #expect(status { _ = try engine.delete(limited, for: app) } == .param)
-        #expect(try engine.delete(ItemQuery(itemClass: .genericPassword), for: app) == 2)
-        #expect(status { _ = try engine.delete(ItemQuery(itemClass: .genericPassword), for: app) } == .itemNotFound)
-        #expect(try engine.delete(ItemQuery(itemClass: .genericPassword, synchronizable: .any), for: app) == 1)
+        try keychain.engine.addPassword("s", "3", [.synchronizable: .bool(true)])
+        #expect(try keychain.engine.delete(ItemQuery(itemClass: .genericPassword, synchronizable: .any), for: app) == 1)
         let rows = try Database(path: KeychainDirectory(url: keychain.directory.keychain).databasePath)
         let tombstones = try rows.first("SELECT COUNT(*), MAX(secret IS NULL) FROM items WHERE tomb = 1") {
             ($0.integer(0), $0.integer(1))
         }
         #expect(tombstones?.0 == 1 && tombstones?.1 == 1)
-        // The tombstone does not block a new item with the same key.
-        try engine.addPassword("s", "again", [.synchronizable: .bool(true)])
-        #expect(try engine.password("s", synchronizable: .synchronizableOnly) == "again")
-    }
-
-    @Test("Persistent references identify one item across reopening, with or without a class")
-    func persistentReferences() throws {
-        let keychain = try TestKeychain()
-        let first = try keychain.engine.addPassword("a", "1")
-        try keychain.engine.addPassword("b", "2")
-        let reopened = try keychain.reopen()
-        let byReference = try reopened.copyMatching(
-            ItemQuery(itemClass: nil, persistentReference: first.persistentReference, returning: .data), for: app)
-        #expect(byReference.map(\.data) == [Data("1".utf8)])
-        #expect(PersistentReference(data: first.persistentReference.data) == first.persistentReference)
-        #expect(PersistentReference(data: Data("genp".utf8)) == nil)
-        // A reference with the wrong class, or another criterion that does not hold, finds nothing.
-        let wrongClass = ItemQuery(itemClass: .internetPassword, persistentReference: first.persistentReference)
-        #expect(status { _ = try reopened.copyMatching(wrongClass, for: app) } == .itemNotFound)
-        let narrowed = ItemQuery(
-            itemClass: .genericPassword, attributes: [.account: .string("b")],
-            persistentReference: first.persistentReference)
-        #expect(status { _ = try reopened.copyMatching(narrowed, for: app) } == .itemNotFound)
-        #expect(
-            try reopened.delete(ItemQuery(itemClass: nil, persistentReference: first.persistentReference), for: app)
-                == 1)
-        #expect(try reopened.password("b") == "2")
     }
 
     @Test("Entitlements plists: groups in Apple's order, prefixes expanded")

@@ -176,7 +176,7 @@ extension Engine {
     }
 
     /// The duplicate-item error, naming the primary key.
-    static func duplicate(_ itemClass: ItemClass, _ attributes: ItemAttributes) -> EngineError {
+    private static func duplicate(_ itemClass: ItemClass, _ attributes: ItemAttributes) -> EngineError {
         let key = ([AttributeKey.accessGroup, .synchronizable] + itemClass.primaryKey).compactMap { attribute in
             attributes[attribute].map { "\(attribute.rawValue) \($0)" }
         }

@@ -45,7 +45,8 @@ public enum KeychainBackends {
 
     /// Creates a keychain in `directory` (created 0700 when missing) and returns its backend, as
     /// ``backend(for:options:)`` does. Throws ``EngineError/Code/duplicateKeychain`` when the directory holds a
-    /// keychain already, and creates nothing then.
+    /// keychain already, and creates nothing then. (Two processes creating one at the same moment may both succeed:
+    /// the engine builds a keychain all at once, so they then share the one that was linked into place first.)
     public static func createKeychain(
         in directory: URL, options: EngineOptions = EngineOptions()
     ) throws(EngineError) -> any KeychainBackend {

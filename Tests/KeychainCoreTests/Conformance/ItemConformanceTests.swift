@@ -210,6 +210,52 @@ struct ItemConformanceTests {
     }
 
     @Test(
+        "Delete removes every match; a synchronizable item's tombstone does not block its key",
+        arguments: BackendFactory.all)
+    func delete(_ factory: BackendFactory) throws {
+        let engine = try factory.open().backend
+        try engine.addPassword("a", "1")
+        try engine.addPassword("b", "2")
+        try engine.addPassword("s", "3", [.synchronizable: .bool(true)])
+        var limited = ItemQuery(itemClass: .genericPassword)
+        limited.limit = .one
+        #expect(status { _ = try engine.delete(limited, for: app) } == .param)
+        #expect(try engine.delete(ItemQuery(itemClass: .genericPassword), for: app) == 2)
+        #expect(status { _ = try engine.delete(ItemQuery(itemClass: .genericPassword), for: app) } == .itemNotFound)
+        #expect(try engine.delete(ItemQuery(itemClass: .genericPassword, synchronizable: .any), for: app) == 1)
+        #expect(status { _ = try engine.password("s", synchronizable: .synchronizableOnly) } == .itemNotFound)
+        // The tombstone does not block a new item with the same key.
+        try engine.addPassword("s", "again", [.synchronizable: .bool(true)])
+        #expect(try engine.password("s", synchronizable: .synchronizableOnly) == "again")
+    }
+
+    @Test(
+        "Persistent references identify one item (across reopening), with or without a class",
+        arguments: BackendFactory.all)
+    func persistentReferences(_ factory: BackendFactory) throws {
+        let keychain = try factory.open()
+        let first = try keychain.backend.addPassword("a", "1")
+        try keychain.backend.addPassword("b", "2")
+        let reopened = try keychain.reopen?() ?? keychain.backend
+        let byReference = try reopened.copyMatching(
+            ItemQuery(itemClass: nil, persistentReference: first.persistentReference, returning: .data), for: app)
+        #expect(byReference.map(\.data) == [Data("1".utf8)])
+        #expect(PersistentReference(data: first.persistentReference.data) == first.persistentReference)
+        #expect(PersistentReference(data: Data("genp".utf8)) == nil)
+        // A reference with the wrong class, or another criterion that does not hold, finds nothing.
+        let wrongClass = ItemQuery(itemClass: .internetPassword, persistentReference: first.persistentReference)
+        #expect(status { _ = try reopened.copyMatching(wrongClass, for: app) } == .itemNotFound)
+        let narrowed = ItemQuery(
+            itemClass: .genericPassword, attributes: [.account: .string("b")],
+            persistentReference: first.persistentReference)
+        #expect(status { _ = try reopened.copyMatching(narrowed, for: app) } == .itemNotFound)
+        #expect(
+            try reopened.delete(ItemQuery(itemClass: nil, persistentReference: first.persistentReference), for: app)
+                == 1)
+        #expect(try reopened.password("b") == "2")
+    }
+
+    @Test(
         "Access groups: default group, entitlement checks, invisibility of other groups, wildcards",
         arguments: BackendFactory.all)
     func accessGroups(_ factory: BackendFactory) throws {
