@@ -82,7 +82,8 @@ final class ClientConnection: Sendable {
         return true
     }
 
-    private func subscribe(_ envelope: DaemonEnvelope, _ principal: Principal) throws(EngineError) -> ChangeObservation {
+    private func subscribe(_ envelope: DaemonEnvelope, _ principal: Principal) throws(EngineError) -> ChangeObservation
+    {
         let engine = try dispatcher.keychains.engine(for: dispatcher.targetUser(of: envelope, from: principal))
         return try engine.observeChanges { [weak self] in self?.send(.changed) }
     }

@@ -80,7 +80,8 @@ struct RequestDispatcher: Sendable {
         case .isValidFileHeaderTag(let tag, let header):
             return .bool(try engine.isValidFileHeaderTag(tag, for: header))
         case .verify: return .report(try engine.verify())
-        case .changes(let since, let limit): return .changes(try engine.changes(since: since, for: caller, limit: limit))
+        case .changes(let since, let limit):
+            return .changes(try engine.changes(since: since, for: caller, limit: limit))
         case .latestChangeSequence: return .sequence(try engine.latestChangeSequence())
         case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe:
             throw EngineError(.param, "\(request) is not a keychain request")

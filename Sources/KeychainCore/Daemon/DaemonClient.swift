@@ -44,7 +44,9 @@ package final class DaemonClient: KeychainBackend {
     }
 
     package func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item] {
-        guard case .items(let items) = try call(.copyMatching(query), as: caller) else { throw unexpected("copyMatching") }
+        guard case .items(let items) = try call(.copyMatching(query), as: caller) else {
+            throw unexpected("copyMatching")
+        }
         return items
     }
 
@@ -70,7 +72,9 @@ package final class DaemonClient: KeychainBackend {
     package func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
         try expectDone(.setPasscode(passcode, current: current))
     }
-    package func removePasscode(current: String) throws(EngineError) { try expectDone(.removePasscode(current: current)) }
+    package func removePasscode(current: String) throws(EngineError) {
+        try expectDone(.removePasscode(current: current))
+    }
     package func setEraseAfter(failures: Int) throws(EngineError) { try expectDone(.setEraseAfter(failures)) }
 
     // MARK: File keys
@@ -80,7 +84,9 @@ package final class DaemonClient: KeychainBackend {
         return can
     }
 
-    package func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data {
+    package func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError)
+        -> Data
+    {
         let bytes = key.withUnsafeBytes { Data($0) }
         guard case .data(let wrapped) = try call(.wrapFileKey(key: bytes, fileClass, context: context)) else {
             throw unexpected("wrapFileKey")
@@ -207,7 +213,8 @@ package final class DaemonClient: KeychainBackend {
         switch try DaemonCoding.decode(DaemonReply.self, from: received.message) {
         case .welcome: return socket
         case .failure(let error): throw error
-        default: throw EngineError(.internalComponent, "keychaind at \(path) answered the handshake with something else")
+        default:
+            throw EngineError(.internalComponent, "keychaind at \(path) answered the handshake with something else")
         }
     }
 

@@ -129,7 +129,8 @@ package final class SeqPacketSocket: @unchecked Sendable {
     package func send(_ message: [UInt8]) throws(EngineError) {
         guard message.count <= Self.messageLimit else {
             throw EngineError(
-                .dataTooLarge, "a keychaind message of \(message.count) bytes exceeds the limit of \(Self.messageLimit)")
+                .dataTooLarge, "a keychaind message of \(message.count) bytes exceeds the limit of \(Self.messageLimit)"
+            )
         }
         var offset = 0
         var packet = [UInt8]()
@@ -168,7 +169,9 @@ package final class SeqPacketSocket: @unchecked Sendable {
                 if first { return nil }
                 throw EngineError(.param, "the connection closed in the middle of a message")
             }
-            guard truncated == 0 else { throw EngineError(.param, "a keychaind packet is longer than the protocol allows") }
+            guard truncated == 0 else {
+                throw EngineError(.param, "a keychaind packet is longer than the protocol allows")
+            }
             let packetSender =
                 attached.pid >= 0 && attached.uid >= 0
                 ? MessageSender(
@@ -184,7 +187,9 @@ package final class SeqPacketSocket: @unchecked Sendable {
             }
             message.append(contentsOf: buffer[1..<count])
             if buffer[0] == 0 { return (message, sender) }
-            guard buffer[0] == 1 else { throw EngineError(.param, "a keychaind packet has an unknown flag \(buffer[0])") }
+            guard buffer[0] == 1 else {
+                throw EngineError(.param, "a keychaind packet has an unknown flag \(buffer[0])")
+            }
         }
     }
 
