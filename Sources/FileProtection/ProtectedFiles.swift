@@ -48,18 +48,26 @@ public struct ProtectedFiles: Sendable {
         self.chunkByteCount = chunkByteCount
     }
 
-    /// Protected files on the keychain in `directory`, or in the default directory (`$KEYCHAIN_HOME`, else
-    /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`), created when missing.
+    /// Protected files on the keychain in `directory`, or on the process's default keychain (keychaind's when a
+    /// daemon serves this user, else the embedded one in `$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`,
+    /// else `~/.local/share/swift-keychain`), created when missing.
     ///
     /// The backend is the process's one for that directory (`KeychainBackends.backend(for:options:)`), so files and
     /// a `Keychain` on the same directory share one lock state: unlocking either unlocks both.
     public init(directory: URL? = nil) throws(FileProtectionError) {
-        let directory =
-            directory ?? KeychainStorage.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+        let storage =
+            directory.map { KeychainStorage.directory($0) }
+            ?? .defaultStorage(environment: ProcessInfo.processInfo.environment)
         do throws(EngineError) {
-            self.init(backend: try KeychainBackends.backend(for: .directory(directory)))
+            self.init(backend: try KeychainBackends.backend(for: storage))
         } catch {
-            throw FileProtectionError(error, path: directory.path)
+            let path: String
+            switch storage {
+            case .directory(let url): path = url.path
+            case .daemon(let socket): path = socket
+            case .inMemory: path = "memory"
+            }
+            throw FileProtectionError(error, path: path)
         }
     }
 

@@ -38,12 +38,14 @@ public struct Keychain: Sendable {
     let connection: Connection
     let identity: Result<ApplicationIdentity, KeychainError>
 
-    /// A keychain in `directory`, or in the default directory (`$KEYCHAIN_HOME`, else
-    /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`), created when missing.
+    /// A keychain in `directory` (embedded: this process opens its files), or the process's default keychain:
+    /// keychaind's when a daemon serves this user (`KEYCHAIN_DAEMON`, or the default socket), else the embedded one
+    /// in the default directory (`$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else
+    /// `~/.local/share/swift-keychain`), created when missing.
     ///
     /// - Parameters:
     ///   - service: The service of the key-value API's items.
-    ///   - directory: Where the keychain lives; `nil` for the default directory.
+    ///   - directory: Where the keychain lives; `nil` for the default keychain.
     ///   - identity: Who the items belong to; `nil` for ``ApplicationIdentity/current()``.
     ///   - passcodeHashing: How hard a passcode set through this keychain is stretched. Values on the same
     ///     directory share one engine, and the first one opened decides.
@@ -51,11 +53,11 @@ public struct Keychain: Sendable {
         service: String, directory: URL? = nil, identity: ApplicationIdentity? = nil,
         passcodeHashing: PasscodeHashing = .standard
     ) {
-        let directory = directory ?? KeychainStorage.defaultDirectory(environment: Self.environment)
+        let storage = directory.map { KeychainStorage.directory($0) } ?? .defaultStorage(environment: Self.environment)
         self.init(
             service: service,
             connection: ConnectionRegistry.connection(
-                to: directory, options: EngineOptions(passcodeCost: passcodeHashing.cost)),
+                to: storage, options: EngineOptions(passcodeCost: passcodeHashing.cost)),
             identity: identity)
     }
 

@@ -34,6 +34,7 @@ final class Connection: Sendable {
             switch storage {
             case .directory(let url): url.path
             case .inMemory: "in-memory"
+            case .daemon(let path): "keychaind \(path)"
             }
         queue = DispatchQueue(label: "swift-keychain \(name)")
     }

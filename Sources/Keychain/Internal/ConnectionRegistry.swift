@@ -15,15 +15,25 @@ enum ConnectionRegistry {
 
     private static let entries = Mutex<[String: Entry]>([:])
 
-    /// The connection to the keychain in `directory`, created (not yet opened) when none is open. The first one
-    /// created decides the options.
-    static func connection(to directory: URL, options: EngineOptions) -> Connection {
-        let key = directory.standardizedFileURL.resolvingSymlinksInPath().path
+    /// The connection to the keychain in a directory or behind keychaind's socket, created (not yet opened) when
+    /// none is open. The first one created decides the options.
+    static func connection(to storage: KeychainStorage, options: EngineOptions) -> Connection {
+        let key: String
+        let canonical: KeychainStorage
+        switch storage {
+        case .directory(let directory):
+            key = directory.standardizedFileURL.resolvingSymlinksInPath().path
+            canonical = .directory(URL(fileURLWithPath: key, isDirectory: true))
+        case .daemon(let path):
+            key = "keychaind:" + path
+            canonical = storage
+        case .inMemory:
+            return Connection(storage: storage, options: options)
+        }
         return entries.withLock { entries in
             if let connection = entries[key]?.connection { return connection }
             entries = entries.filter { $0.value.connection != nil }
-            let connection = Connection(
-                storage: .directory(URL(fileURLWithPath: key, isDirectory: true)), options: options)
+            let connection = Connection(storage: canonical, options: options)
             entries[key] = Entry(connection: connection)
             return connection
         }

@@ -31,6 +31,8 @@ public final class Engine: KeychainBackend {
             deviceKey = try SecretKey.random()
             database = try Database(path: nil)
             notifier = ChangeNotifier(directory: nil)
+        case .daemon(let path):
+            throw EngineError(.param, "the engine cannot open keychaind's keychain at \(path): use KeychainBackends")
         }
         let integrityKey = try ChangeLog.integrityKey(deviceKey: deviceKey)
         let highWaterMark = try highWaterMarkPath.map { (path) throws(EngineError) in

@@ -22,13 +22,16 @@ public enum KeychainBackends {
     /// The backend of a keychain. For a directory, it is the process's one: opened (and the keychain created, when
     /// the directory holds none) by the first caller, whose `options` count, then shared by every module that asks
     /// for the same directory, by any path to it, so they share one lock state. Held weakly: an engine closes when
-    /// its last user releases it. In memory, every call makes a new, empty keychain.
+    /// its last user releases it. In memory, every call makes a new, empty keychain. Through keychaind, the
+    /// process's one client of that socket (the daemon holds the keychain and its lock state; `options` are its).
     public static func backend(
         for storage: KeychainStorage, options: EngineOptions = EngineOptions()
     ) throws(EngineError) -> any KeychainBackend {
         switch storage {
         case .inMemory:
             return try Engine(storage: .inMemory, options: options)
+        case .daemon(let path):
+            return daemonClient(socketPath: path, user: nil)
         case .directory(let url):
             switch kind(of: url) {
             case .embedded: return try OpenEngines.engine(at: url, options: options)
@@ -69,6 +72,27 @@ public enum KeychainBackends {
         }
     }
 }
+
+extension KeychainBackends {
+    /// The process's client of keychaind at `socketPath`, for the calling user's keychain or (root only) `user`'s.
+    package static func daemonClient(socketPath: String, user: UInt32?) -> DaemonClient {
+        daemonClients.withLock { clients in
+            let key = DaemonClientKey(socketPath: socketPath, user: user)
+            if let client = clients[key] { return client }
+            let client = DaemonClient(socketPath: socketPath, user: user)
+            clients[key] = client
+            return client
+        }
+    }
+}
+
+private struct DaemonClientKey: Hashable {
+    var socketPath: String
+    var user: UInt32?
+}
+
+/// The daemon clients of this process: one connection per socket and user, shared by every module.
+private let daemonClients = Mutex<[DaemonClientKey: DaemonClient]>([:])
 
 /// The engines open in this process, by keychain directory (symbolic links resolved): the process's one cache.
 private enum OpenEngines {

@@ -6,6 +6,29 @@ public enum KeychainStorage: Sendable, Equatable {
     case directory(URL)
     /// Memory only: the same engine and rules, nothing written anywhere, gone when the engine is released.
     case inMemory
+    /// The calling user's keychain, kept by keychaind behind the socket at this path.
+    case daemon(socketPath: String)
+
+    /// Where a process's keychain is when it names none (DESIGN §10):
+    /// - `KEYCHAIN_DAEMON=off`: the embedded keychain in ``defaultDirectory(environment:)``;
+    /// - `KEYCHAIN_DAEMON=PATH`: keychaind at that socket (while it is down, calls fail with
+    ///   ``EngineError/Code/notAvailable`` and connect again by themselves);
+    /// - unset: the embedded keychain when `KEYCHAIN_HOME` names a directory (an explicit choice), else keychaind
+    ///   at the default socket when a daemon answers there, else the embedded keychain in the default directory.
+    public static func defaultStorage(environment: [String: String]) -> KeychainStorage {
+        switch environment["KEYCHAIN_DAEMON"] {
+        case "off":
+            return .directory(defaultDirectory(environment: environment))
+        case let path? where !path.isEmpty:
+            return .daemon(socketPath: path)
+        default:
+            if let home = environment["KEYCHAIN_HOME"], !home.isEmpty {
+                return .directory(defaultDirectory(environment: environment))
+            }
+            if DaemonClient.answers(at: DaemonSocket.defaultPath) { return .daemon(socketPath: DaemonSocket.defaultPath) }
+            return .directory(defaultDirectory(environment: environment))
+        }
+    }
 
     /// The default directory: `$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else
     /// `~/.local/share/swift-keychain`.

@@ -65,9 +65,8 @@ final class ProcessKeychain: Sendable {
             } catch {
                 throw EngineError(.missingEntitlement, "the caller's entitlements cannot be read: \(error.message)")
             }
-            let directory = KeychainStorage.defaultDirectory(environment: environment)
             let keychain = SecItemKeychain(
-                backend: try KeychainBackends.backend(for: .directory(directory)), caller: caller)
+                backend: try KeychainBackends.backend(for: .defaultStorage(environment: environment)), caller: caller)
             opened = keychain
             return keychain
         }

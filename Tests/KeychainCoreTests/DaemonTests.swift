@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import KeychainCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("keychaind: a real daemon on a temporary socket", .serialized, .timeLimit(.minutes(2)))
+struct DaemonTests {
+    private func query(_ account: String, returning: ReturnOptions = .data) -> ItemQuery {
+        ItemQuery(itemClass: .genericPassword, attributes: genp(account), returning: returning)
+    }
+
+    @Test("Items through the daemon land in the user's keychain, which only the daemon's user can read")
+    func itemsAndFiles() throws {
+        let daemon = try DaemonProcess()
+        let client = DaemonClient(socketPath: daemon.socketPath)
+        try client.addPassword("alice", "s3cret")
+        #expect(try client.password("alice") == "s3cret")
+        let directory = daemon.keychainDirectory(of: getuid())
+        var info = stat()
+        #expect(stat(directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(stat(directory.appendingPathComponent("keychain.db").path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(status { try client.addPassword("alice", "again") } == .duplicateItem)
+    }
+
+    @Test("One lock state for every process: unlock through one client, read through another; lock, refused")
+    func oneLockState() throws {
+        let daemon = try DaemonProcess()
+        let first = DaemonClient(socketPath: daemon.socketPath)
+        try first.setPasscode("1234", current: nil)
+        try first.addPassword("a", "1")
+        try first.lock()
+        let second = DaemonClient(socketPath: daemon.socketPath)
+        #expect(try second.keybagStatus().isLocked)
+        #expect(status { _ = try second.password("a") } == .interactionNotAllowed)
+        try first.unlock(passcode: "1234")
+        #expect(try second.password("a") == "1")
+        try second.lock()
+        #expect(status { _ = try first.password("a") } == .interactionNotAllowed)
+    }
+
+    @Test("While the daemon is down: errSecNotAvailable naming the socket; it reconnects when it is back")
+    func downAndBack() throws {
+        let daemon = try DaemonProcess()
+        let client = DaemonClient(socketPath: daemon.socketPath)
+        try client.addPassword("kept", "1")
+        daemon.kill()
+        var down: EngineError?
+        do { _ = try client.password("kept") } catch { down = error as? EngineError }
+        #expect(down?.code == .notAvailable)
+        #expect(down?.message.contains(daemon.socketPath) == true)
+        try daemon.restart()
+        #expect(try client.password("kept") == "1")
+    }
+
+    @Test("A malformed message gets an error and the connection goes on; a wrong version is refused")
+    func malformed() throws {
+        let daemon = try DaemonProcess()
+        let socket = try SeqPacketSocket.connect(to: daemon.socketPath)
+        try socket.send(Array("{\"request\":{\"hello\":{\"version\":99}}}".utf8))
+        let refused = try DaemonCoding.decode(DaemonReply.self, from: try #require(try socket.receive()).message)
+        guard case .failure(let error) = refused else {
+            Issue.record("a wrong version was answered with \(refused)")
+            return
+        }
+        #expect(error.message.contains("version 1"))
+        let client = DaemonClient(socketPath: daemon.socketPath)
+        let connection = try client.open()
+        for garbage in ["", "{", "[1,2]", "{\"request\":{\"add\":{}}}", String(repeating: "x", count: 100_000)] {
+            try connection.send(Array(garbage.utf8))
+            let reply = try DaemonCoding.decode(DaemonReply.self, from: try #require(try connection.receive()).message)
+            guard case .failure(let error) = reply else {
+                Issue.record("\(garbage.prefix(20)) was answered with \(reply)")
+                continue
+            }
+            #expect(error.code == .param)
+        }
+        try client.addPassword("still", "works")
+    }
+
+    @Test("Changes are pushed: a subscriber hears of another client's write and reads it from the feed")
+    func changePush() async throws {
+        let daemon = try DaemonProcess()
+        let reader = DaemonClient(socketPath: daemon.socketPath)
+        let start = try reader.latestChangeSequence()
+        let heard = HeardCount()
+        let observation = try reader.observeChanges { heard.add() }
+        defer { observation.cancel() }
+        let writer = DaemonClient(socketPath: daemon.socketPath)
+        try writer.addPassword("pushed", "1")
+        for _ in 0..<1_000 where heard.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(heard.count > 0)
+        #expect(try reader.changes(since: start, for: app, limit: 10).changes.map(\.kind) == [.added])
+    }
+}
+
+/// Counts notices, from any thread.
+final class HeardCount: Sendable {
+    private let value = Mutex(0)
+    var count: Int { value.withLock { $0 } }
+    func add() { value.withLock { $0 += 1 } }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+
+/// A real `keychaind` (built beside the test bundle) on a temporary socket and state directory of one test's own,
+/// with the cheapest passcode cost. Started by `init`, which returns once the daemon listens; SIGKILLed and reaped
+/// when released (or by ``kill()``), whatever the test's outcome.
+public final class DaemonProcess: @unchecked Sendable {
+    // @unchecked: `process` is replaced only by `restart()`, which tests call from one task.
+    /// The temporary directory holding the socket and the state directory.
+    public let directory: TemporaryDirectory
+    /// The socket clients connect to.
+    public var socketPath: String { directory.url.appendingPathComponent("keychaind.sock").path }
+    /// The daemon's state directory (`users/<uid>/` are the keychains).
+    public var stateDirectory: URL { directory.url.appendingPathComponent("state", isDirectory: true) }
+    private var process: Process?
+    private let extraArguments: [String]
+    private let errors = Output()
+
+    private final class Output: Sendable {
+        let text = Mutex("")
+    }
+
+    /// Starts a daemon; `arguments` are added to its command line (`--idle-lock 1`, …).
+    public init(arguments: [String] = []) throws {
+        directory = try TemporaryDirectory(prefix: "kcd")
+        extraArguments = arguments
+        try start()
+    }
+
+    deinit { kill() }
+
+    /// What the daemon wrote to standard error so far.
+    public var log: String { errors.text.withLock { $0 } }
+
+    /// The keychain directory the daemon keeps for `uid`.
+    public func keychainDirectory(of uid: UInt32) -> URL {
+        stateDirectory.appendingPathComponent("users/\(uid)", isDirectory: true)
+    }
+
+    /// SIGKILLs the daemon and reaps it.
+    public func kill() {
+        guard let process, process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Kills the daemon and starts it again on the same socket and state.
+    public func restart() throws {
+        kill()
+        try start()
+    }
+
+    private func start() throws {
+        errors.text.withLock { $0 = "" }
+        let process = Process()
+        process.executableURL = BuiltExecutable.named("keychaind")
+        process.arguments =
+            ["--state-directory", stateDirectory.path, "--socket", socketPath, "--passcode-cost", "minimum"]
+            + extraArguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        let errors = self.errors
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                return
+            }
+            errors.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        self.process = process
+        // It logs "serving" once it listens.
+        for _ in 0..<1_000 {
+            if log.contains("serving") { return }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        kill()
+        throw DaemonStartError(log: log)
+    }
+}
+
+/// keychaind did not start; its log says why.
+public struct DaemonStartError: Error, CustomStringConvertible {
+    public let log: String
+    public var description: String { "keychaind did not start: \(log)" }
+}
