@@ -7,6 +7,9 @@ struct DaemonOptions {
     var socketPath: String?
     var idleLock: TimeInterval?
     var passcodeCost = PasscodeCost.standard
+    /// A file holding the current time (Unix seconds), read at every use instead of the system clock: tests move
+    /// it to cross passcode waits.
+    var clockFile: String?
 
     static let usage = """
         usage: keychaind --state-directory DIR [--socket PATH] [--idle-lock SECONDS] [--passcode-cost minimum]
@@ -16,6 +19,7 @@ struct DaemonOptions {
                                  (LISTEN_FDS), else /run/swift-keychain/keychaind.sock
           --idle-lock SECONDS    lock a user's keychain after this long without a request (default: never)
           --passcode-cost minimum  the cheapest Argon2id cost for new passcodes (tests only)
+          --clock FILE           read the time from FILE (Unix seconds) instead of the system clock (tests only)
         """
 
     /// Parses the arguments; a message naming the offending one when they are wrong.
@@ -39,6 +43,7 @@ struct DaemonOptions {
                     throw EngineError(.param, "--idle-lock \(text) is not a positive number of seconds")
                 }
                 options.idleLock = seconds
+            case "--clock": options.clockFile = try value(of: flag)
             case "--passcode-cost":
                 let text = try value(of: flag)
                 guard text == "minimum" else { throw EngineError(.param, "--passcode-cost \(text): only minimum") }

@@ -48,8 +48,16 @@ func runDaemon() -> Int32 {
             chmod("/run/swift-keychain", 0o755)
             listener = try SeqPacketSocket.listen(at: DaemonSocket.defaultPath, mode: 0o666)
         }
-        let keychains = UserKeychains(
-            stateDirectory: options.stateDirectory, options: EngineOptions(passcodeCost: options.passcodeCost))
+        var engineOptions = EngineOptions(passcodeCost: options.passcodeCost)
+        if let clockFile = options.clockFile {
+            engineOptions.now = {
+                let text = (try? String(contentsOfFile: clockFile, encoding: .utf8)) ?? ""
+                return TimeInterval(text.trimmingCharacters(in: .whitespacesAndNewlines)).map(
+                    Date.init(timeIntervalSince1970:))
+                    ?? Date()
+            }
+        }
+        let keychains = UserKeychains(stateDirectory: options.stateDirectory, options: engineOptions)
         let registry = try AppRegistry(path: options.stateDirectory.appendingPathComponent("apps.json").path)
         let dispatcher = RequestDispatcher(keychains: keychains, registry: registry)
         let idleLock = IdleLock(interval: options.idleLock, keychains: keychains)

@@ -20,10 +20,15 @@ public final class DaemonProcess: @unchecked Sendable {
         let text = Mutex("")
     }
 
-    /// Starts a daemon; `arguments` are added to its command line (`--idle-lock 1`, …).
-    public init(arguments: [String] = []) throws {
+    /// The file the daemon reads the time from, when started with `readsClockFile`.
+    public var clockFile: URL { directory.url.appendingPathComponent("clock") }
+
+    /// Starts a daemon; `arguments` are added to its command line (`--idle-lock 1`, …). With `readsClockFile`, it
+    /// reads the time from ``clockFile`` (the system clock until something writes it).
+    public init(arguments: [String] = [], readsClockFile: Bool = false) throws {
         directory = try TemporaryDirectory(prefix: "kcd")
-        extraArguments = arguments
+        extraArguments =
+            arguments + (readsClockFile ? ["--clock", directory.url.appendingPathComponent("clock").path] : [])
         try start()
     }
 

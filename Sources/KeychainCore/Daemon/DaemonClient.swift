@@ -14,11 +14,14 @@ package final class DaemonClient: KeychainBackend {
     /// Another user's keychain to reach (root only), or `nil` for the caller's own.
     package let user: UInt32?
     private let connection = Mutex<SeqPacketSocket?>(nil)
+    /// Something kept alive as long as the client (a test's daemon process).
+    private let retained: (any AnyObject & Sendable)?
 
     /// A client of the daemon at `socketPath`; connects on first use.
-    package init(socketPath: String, user: UInt32? = nil) {
+    package init(socketPath: String, user: UInt32? = nil, retaining retained: (any AnyObject & Sendable)? = nil) {
         self.socketPath = socketPath
         self.user = user
+        self.retained = retained
     }
 
     /// Whether a daemon answers at `path` now (connects, says hello, disconnects).

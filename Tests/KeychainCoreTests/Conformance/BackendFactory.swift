@@ -4,6 +4,10 @@ import Testing
 
 @testable import KeychainCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One kind of ``KeychainBackend`` the conformance suite runs on: how to open a fresh, empty keychain of that kind
 /// with a hand-moved clock and the cheapest Argon2id cost.
 ///
@@ -15,7 +19,7 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
     let open: @Sendable () throws -> OpenBackend
 
     /// Every kind the suite runs on.
-    static let all: [BackendFactory] = [.onDisk, .inMemory]
+    static let all: [BackendFactory] = [.onDisk, .inMemory] + (getuid() == 0 ? [.throughDaemon] : [])
 
     /// The embedded engine on a keychain directory of its own.
     static let onDisk = BackendFactory(testDescription: "on disk") {
@@ -27,6 +31,23 @@ struct BackendFactory: Sendable, CustomTestStringConvertible {
                 options: EngineOptions(passcodeCost: .minimum, now: { clock.now }))
         }
         return OpenBackend(backend: try open(), clock: clock, reopen: open)
+    }
+
+    /// A real keychaind, through its client. The tests name their callers, which the daemon honours only for
+    /// root (everyone else's identity is the kernel's word), so the suite runs on it only as root (as CI does);
+    /// `reopen` restarts the daemon, a fresh lock state on the same files. The daemon reads ``clock`` from a
+    /// file (`--clock`).
+    static let throughDaemon = BackendFactory(testDescription: "through keychaind") {
+        let daemon = try DaemonProcess(readsClockFile: true)
+        let clock = TestClock(file: daemon.clockFile)
+        // The client keeps the daemon (and the clock's directory) alive as long as a test uses it.
+        let client = DaemonClient(socketPath: daemon.socketPath, retaining: daemon)
+        return OpenBackend(
+            backend: client, clock: clock,
+            reopen: {
+                try daemon.restart()
+                return DaemonClient(socketPath: daemon.socketPath, retaining: daemon)
+            })
     }
 
     /// The embedded engine in memory.

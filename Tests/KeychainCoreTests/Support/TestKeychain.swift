@@ -8,11 +8,24 @@ import Testing
 /// A clock tests move by hand.
 final class TestClock: Sendable {
     private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    /// A file the clock writes its time to, for a daemon started with `--clock FILE`.
+    private let file: URL?
+
+    init(file: URL? = nil) {
+        self.file = file
+        publish()
+    }
 
     var now: Date { current.withLock { $0 } }
 
     func advance(by seconds: TimeInterval) {
         current.withLock { $0 += seconds }
+        publish()
+    }
+
+    private func publish() {
+        guard let file else { return }
+        try? Data(String(now.timeIntervalSince1970).utf8).write(to: file)
     }
 }
 
