@@ -92,6 +92,8 @@ public final class DaemonProcess: @unchecked Sendable {
 
 /// keychaind did not start; its log says why.
 public struct DaemonStartError: Error, CustomStringConvertible {
+    /// What the daemon wrote to standard error.
     public let log: String
+    /// The log, introduced.
     public var description: String { "keychaind did not start: \(log)" }
 }

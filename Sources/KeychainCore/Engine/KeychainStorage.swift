@@ -25,7 +25,9 @@ public enum KeychainStorage: Sendable, Equatable {
             if let home = environment["KEYCHAIN_HOME"], !home.isEmpty {
                 return .directory(defaultDirectory(environment: environment))
             }
-            if DaemonClient.answers(at: DaemonSocket.defaultPath) { return .daemon(socketPath: DaemonSocket.defaultPath) }
+            if DaemonClient.answers(at: DaemonSocket.defaultPath) {
+                return .daemon(socketPath: DaemonSocket.defaultPath)
+            }
             return .directory(defaultDirectory(environment: environment))
         }
     }
