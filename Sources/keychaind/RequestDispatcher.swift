@@ -46,6 +46,10 @@ struct RequestDispatcher: Sendable {
                     isRegisteredApp: caller != Principal.unregistered && !principal.isRoot))
         case .hello, .subscribe:
             throw EngineError(.param, "\(envelope.request) is only valid at the start of a connection")
+        case .add(let item): return try grouped(.add(item), envelope, principal)
+        case .addOrUpdate(let item): return try grouped(.addOrUpdate(item), envelope, principal)
+        case .update(let query, let changes): return try grouped(.update(query, changes), envelope, principal)
+        case .delete(let query): return try grouped(.delete(query), envelope, principal)
         default:
             let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
             return try Self.carryOut(envelope.request, on: engine, for: caller)
@@ -87,6 +91,18 @@ struct RequestDispatcher: Sendable {
             throw EngineError(.param, "\(request) is not a keychain request")
         }
         return .done
+    }
+
+    /// A durable write, committed together with the others that reach the same keychain at the same time.
+    private func grouped(
+        _ write: GroupedWrite, _ envelope: DaemonEnvelope, _ principal: Principal
+    ) throws(EngineError) -> DaemonReply {
+        let committer = try keychains.committer(for: targetUser(of: envelope, from: principal))
+        switch committer.commit(write, for: principal.caller) {
+        case .success(.item(let item)): return .item(item)
+        case .success(.count(let count)): return .count(count)
+        case .failure(let error): throw error
+        }
     }
 
     private func requireRoot(_ principal: Principal, _ what: String) throws(EngineError) {

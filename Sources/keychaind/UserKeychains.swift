@@ -9,6 +9,7 @@ final class UserKeychains: Sendable {
     private let root: URL
     private let options: EngineOptions
     private let engines = Mutex<[UInt32: Engine]>([:])
+    private let committers = Mutex<[UInt32: GroupCommitter]>([:])
 
     init(stateDirectory: URL, options: EngineOptions) {
         root = stateDirectory.appendingPathComponent("users", isDirectory: true)
@@ -27,6 +28,17 @@ final class UserKeychains: Sendable {
             let engine = try Engine(storage: .directory(directory(of: uid)), options: options)
             engines[uid] = engine
             return engine
+        }
+    }
+
+    /// The group committer of `uid`'s keychain.
+    func committer(for uid: UInt32) throws(EngineError) -> GroupCommitter {
+        let engine = try engine(for: uid)
+        return committers.withLock { committers in
+            if let committer = committers[uid] { return committer }
+            let committer = GroupCommitter(engine: engine)
+            committers[uid] = committer
+            return committer
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import TestSupport
@@ -96,6 +97,70 @@ struct DaemonTests {
         for _ in 0..<1_000 where heard.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(heard.count > 0)
         #expect(try reader.changes(since: start, for: app, limit: 10).changes.map(\.kind) == [.added])
+    }
+}
+
+@Suite("keychaind: concurrent clients and crashes", .serialized, .timeLimit(.minutes(3)))
+struct DaemonConcurrencyTests {
+    @Test("Eight clients writing at once: every write is acknowledged once, with its own result (group commit)")
+    func concurrentWriters() throws {
+        let daemon = try DaemonProcess()
+        let failures = HeardCount()
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            let client = DaemonClient(socketPath: daemon.socketPath)
+            for index in 0..<40 {
+                do {
+                    try client.addPassword("w\(worker)-\(index)", "v\(index)")
+                    // A duplicate in the same group is refused alone.
+                    if index % 10 == 0,
+                        status({ try client.addPassword("w\(worker)-\(index)", "again") }) != .duplicateItem
+                    {
+                        failures.add()
+                    }
+                } catch {
+                    failures.add()
+                }
+            }
+        }
+        #expect(failures.count == 0)
+        let client = DaemonClient(socketPath: daemon.socketPath)
+        let all = try client.copyMatching(
+            ItemQuery(itemClass: .genericPassword, limit: .all, returning: .attributes), for: app)
+        #expect(all.count == 320)
+        #expect(try client.verify().problems.isEmpty)
+    }
+
+    @Test("keychaind SIGKILLed in the middle of writes loses no acknowledged write")
+    func killedMidWrites() throws {
+        let daemon = try DaemonProcess()
+        let acknowledged = Mutex<[String]>([])
+        let stop = Mutex(false)
+        let writers = DispatchGroup()
+        for worker in 0..<4 {
+            DispatchQueue.global().async(group: writers) {
+                let client = DaemonClient(socketPath: daemon.socketPath)
+                var index = 0
+                while !stop.withLock({ $0 }) {
+                    let account = "k\(worker)-\(index)"
+                    if (try? client.addPassword(account, "v")) != nil { acknowledged.withLock { $0.append(account) } }
+                    index += 1
+                }
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.4)
+        daemon.kill()
+        stop.withLock { $0 = true }
+        writers.wait()
+        try daemon.restart()
+        let client = DaemonClient(socketPath: daemon.socketPath)
+        let stored = Set(
+            try client.copyMatching(
+                ItemQuery(itemClass: .genericPassword, limit: .all, returning: .attributes), for: app
+            ).compactMap { $0.attributes.string(.account) })
+        let acked = acknowledged.withLock { $0 }
+        #expect(acked.count > 10)
+        #expect(Set(acked).isSubset(of: stored))
+        #expect(try client.verify().problems.isEmpty)
     }
 }
 

@@ -6,6 +6,11 @@ extension Engine {
     /// key between the lookup and the write.
     @discardableResult
     public func addOrUpdate(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
+        try write(preparedAddOrUpdate(newItem, for: caller))
+    }
+
+    /// An add-or-update, checked, as a write to run under the lock inside a write transaction.
+    func preparedAddOrUpdate(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> PreparedWrite<Item> {
         try ItemValidator.check(newItem.attributes, for: newItem.itemClass)
         try ItemValidator.check(data: newItem.data)
         let query = ItemQuery(primaryKeyOf: newItem, for: caller)
@@ -16,22 +21,20 @@ extension Engine {
         let changes = ItemChanges(
             attributes: changed, data: newItem.data,
             allowsThisDeviceOnlySynchronizable: newItem.allowsThisDeviceOnlySynchronizable)
-        return try state.withLock { (state) throws(EngineError) -> Item in
-            try state.checkServable()
-            return try state.database.writeTransaction { () throws(EngineError) -> Item in
-                let result = try state.search.run(query, for: caller, needs: [.attributes], limit: 1)
-                if let match = result.matches.first {
-                    let attributes = try rewrite(match, itemClass: newItem.itemClass, with: changed, changes, in: state)
-                    return Item(
-                        itemClass: newItem.itemClass, attributes: attributes, data: newItem.data,
-                        persistentReference: PersistentReference(itemClass: newItem.itemClass, uuid: match.uuid))
-                }
-                // A damaged row holding the key: adding would collide with it, so its decode error is the answer.
-                if let damaged = result.damaged { throw damaged }
-                let (item, stored) = try prepare(newItem, for: caller, in: state)
-                try insert(stored, item: item, in: state)
-                return item
+        return { [changed] (state) throws(EngineError) -> Item in
+            let result = try state.search.run(query, for: caller, needs: [.attributes], limit: 1)
+            if let match = result.matches.first {
+                let attributes = try self.rewrite(
+                    match, itemClass: newItem.itemClass, with: changed, changes, in: state)
+                return Item(
+                    itemClass: newItem.itemClass, attributes: attributes, data: newItem.data,
+                    persistentReference: PersistentReference(itemClass: newItem.itemClass, uuid: match.uuid))
             }
+            // A damaged row holding the key: adding would collide with it, so its decode error is the answer.
+            if let damaged = result.damaged { throw damaged }
+            let (item, stored) = try self.prepare(newItem, for: caller, in: state)
+            try self.insert(stored, item: item, in: state)
+            return item
         }
     }
 

@@ -5,13 +5,15 @@ extension Engine {
     /// the dates (always now, as Apple does); refuses a duplicate primary key.
     @discardableResult
     public func add(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        try state.withLock { (state) throws(EngineError) -> Item in
-            try state.checkServable()
-            return try state.database.writeTransaction { () throws(EngineError) -> Item in
-                let (item, stored) = try prepare(newItem, for: caller, in: state)
-                try insert(stored, item: item, in: state)
-                return item
-            }
+        try write(preparedAdd(newItem, for: caller))
+    }
+
+    /// An add, as a write to run under the lock inside a write transaction.
+    func preparedAdd(_ newItem: NewItem, for caller: Caller) -> PreparedWrite<Item> {
+        { (state) throws(EngineError) -> Item in
+            let (item, stored) = try self.prepare(newItem, for: caller, in: state)
+            try self.insert(stored, item: item, in: state)
+            return item
         }
     }
 
@@ -83,6 +85,13 @@ extension Engine {
     public func update(
         _ query: ItemQuery, with changes: ItemChanges, for caller: Caller
     ) throws(EngineError) -> Int {
+        try write(preparedUpdate(query, with: changes, for: caller))
+    }
+
+    /// An update, checked, as a write to run under the lock inside a write transaction.
+    func preparedUpdate(
+        _ query: ItemQuery, with changes: ItemChanges, for caller: Caller
+    ) throws(EngineError) -> PreparedWrite<Int> {
         guard query.limit == nil else { throw .param("an update changes every match; it takes no match limit") }
         guard query.returning.isEmpty else { throw .param("an update returns nothing; it takes no return options") }
         guard !changes.isEmpty else { throw .param("the update changes nothing") }
@@ -93,17 +102,14 @@ extension Engine {
         var changed = changes.attributes
         changed[.creationDate] = nil
         changed[.modificationDate] = .date(options.now())
-        return try state.withLock { (state) throws(EngineError) -> Int in
-            try state.checkServable()
-            return try state.database.writeTransaction { () throws(EngineError) -> Int in
-                let needs: SearchNeeds = changes.data == nil ? [.attributes, .data] : [.attributes]
-                let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
-                try Self.checkFound(result, query)
-                for match in result.matches {
-                    _ = try rewrite(match, itemClass: itemClass, with: changed, changes, in: state)
-                }
-                return result.matches.count
+        return { [changed] (state) throws(EngineError) -> Int in
+            let needs: SearchNeeds = changes.data == nil ? [.attributes, .data] : [.attributes]
+            let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
+            try Self.checkFound(result, query)
+            for match in result.matches {
+                _ = try self.rewrite(match, itemClass: itemClass, with: changed, changes, in: state)
             }
+            return result.matches.count
         }
     }
 
@@ -135,36 +141,38 @@ extension Engine {
     /// Deletes every item a query matches, all or nothing. A synchronizable item leaves a tombstone (for sync);
     /// a query by persistent reference alone also deletes an item that fails authentication.
     public func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
+        try write(preparedDelete(query, for: caller))
+    }
+
+    /// A delete, checked, as a write to run under the lock inside a write transaction.
+    func preparedDelete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> PreparedWrite<Int> {
         guard query.limit == nil else { throw .param("a delete removes every match; it takes no match limit") }
         let now = options.now()
-        return try state.withLock { (state) throws(EngineError) -> Int in
-            try state.checkServable()
-            return try state.database.writeTransaction { () throws(EngineError) -> Int in
-                // Attributes too: a synchronizable item's tombstone keeps them, sealed again as its new version.
-                let result = try state.search.run(query, for: caller, needs: [.attributes], limit: .max)
-                if result.matches.isEmpty, query.persistentReference != nil, query.attributes.isEmpty,
-                    !result.damagedRowIDs.isEmpty
-                {
-                    for rowID in result.damagedRowIDs { try state.store.delete(rowID: rowID, at: now) }
-                    return result.damagedRowIDs.count
-                }
-                try Self.checkFound(result, query)
-                for match in result.matches {
-                    if match.synchronizable, let attributes = match.attributes {
-                        var attributes = attributes
-                        attributes[.modificationDate] = .date(now)
-                        let tombstone = try state.sealer.seal(
-                            itemClass: match.itemClass, attributes: attributes, data: Data(), uuid: match.uuid,
-                            sequence: try state.store.changeLog.nextSequence(), isTombstone: true,
-                            keybag: state.keybag)
-                        try state.store.replace(rowID: match.rowID, with: tombstone, kind: .removed)
-                    } else {
-                        try state.store.delete(
-                            rowID: match.rowID, accessGroup: match.attributes?.string(.accessGroup), at: now)
-                    }
-                }
-                return result.matches.count
+        return { (state) throws(EngineError) -> Int in
+            // Attributes too: a synchronizable item's tombstone keeps them, sealed again as its new version.
+            let result = try state.search.run(query, for: caller, needs: [.attributes], limit: .max)
+            if result.matches.isEmpty, query.persistentReference != nil, query.attributes.isEmpty,
+                !result.damagedRowIDs.isEmpty
+            {
+                for rowID in result.damagedRowIDs { try state.store.delete(rowID: rowID, at: now) }
+                return result.damagedRowIDs.count
             }
+            try Self.checkFound(result, query)
+            for match in result.matches {
+                if match.synchronizable, let attributes = match.attributes {
+                    var attributes = attributes
+                    attributes[.modificationDate] = .date(now)
+                    let tombstone = try state.sealer.seal(
+                        itemClass: match.itemClass, attributes: attributes, data: Data(), uuid: match.uuid,
+                        sequence: try state.store.changeLog.nextSequence(), isTombstone: true,
+                        keybag: state.keybag)
+                    try state.store.replace(rowID: match.rowID, with: tombstone, kind: .removed)
+                } else {
+                    try state.store.delete(
+                        rowID: match.rowID, accessGroup: match.attributes?.string(.accessGroup), at: now)
+                }
+            }
+            return result.matches.count
         }
     }
 

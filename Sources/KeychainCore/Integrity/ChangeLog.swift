@@ -120,6 +120,16 @@ final class ChangeLog: WriteTransactionObserver {
         return last + 1
     }
 
+    /// Where the current transaction's sequence numbers stand, to put them back when a savepoint is rolled back
+    /// (a group commit's refused write): the log keeps no gap.
+    var pendingMark: (sequence: Int64?, start: Int64) { (pendingSequence, pendingStart) }
+
+    /// Puts the transaction's sequence numbers back to a ``pendingMark``.
+    func restore(_ mark: (sequence: Int64?, start: Int64)) {
+        pendingSequence = mark.sequence
+        pendingStart = mark.start
+    }
+
     /// The sequence of the newest change record (0 for an empty log).
     func newestSequence() throws(EngineError) -> Int64 {
         try database.first("SELECT MAX(seq) FROM changes") { $0.isNull(0) ? 0 : $0.integer(0) } ?? 0

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A write checked and ready to run under the engine's lock, inside a write transaction that its runner opens
+/// (its own, or a group commit's).
+typealias PreparedWrite<Result> = (EngineState) throws(EngineError) -> Result
+
+/// One write of a group commit (``Engine/commitTogether(_:)``).
+public enum GroupedWrite: Sendable, Equatable, Codable {
+    /// ``KeychainBackend/add(_:for:)``.
+    case add(NewItem)
+    /// ``KeychainBackend/addOrUpdate(_:for:)``.
+    case addOrUpdate(NewItem)
+    /// ``KeychainBackend/update(_:with:for:)``.
+    case update(ItemQuery, ItemChanges)
+    /// ``KeychainBackend/delete(_:for:)``.
+    case delete(ItemQuery)
+}
+
+/// What one write of a group commit returned.
+public enum GroupedWriteResult: Sendable, Equatable {
+    /// The item an add or add-or-update stored.
+    case item(Item)
+    /// How many items an update or delete changed.
+    case count(Int)
+}
+
+extension Engine {
+    /// Runs `body` under the lock in a write transaction of its own.
+    func write<Result: Sendable>(_ body: PreparedWrite<Result>) throws(EngineError) -> Result {
+        try state.withLock { (state) throws(EngineError) -> Result in
+            try state.checkServable()
+            return try state.database.writeTransaction { () throws(EngineError) -> Result in try body(state) }
+        }
+    }
+
+    /// Carries out several writes — from different callers — in one transaction and one sync: each in a
+    /// savepoint of its own, so a write that is refused changes nothing and leaves the others alone, and all the
+    /// others become durable together when the transaction commits. keychaind gathers the writes that arrive
+    /// together and acknowledges each only when this returns. A failed commit fails every write.
+    ///
+    /// Each result is the one the write would have had alone, run in this order.
+    public func commitTogether(_ writes: [(GroupedWrite, Caller)]) -> [Result<GroupedWriteResult, EngineError>] {
+        var results: [Result<GroupedWriteResult, EngineError>] = writes.map { _ in
+            .failure(EngineError(.internalComponent, "the group commit did not run this write"))
+        }
+        let prepared = writes.map { (write, caller) -> Result<PreparedWrite<GroupedWriteResult>, EngineError> in
+            do throws(EngineError) {
+                return .success(try prepare(write, for: caller))
+            } catch {
+                return .failure(error)
+            }
+        }
+        do throws(EngineError) {
+            try state.withLock { (state) throws(EngineError) in
+                try state.checkServable()
+                try state.database.writeTransaction { () throws(EngineError) in
+                    for (index, write) in prepared.enumerated() {
+                        switch write {
+                        case .failure(let error): results[index] = .failure(error)
+                        case .success(let body): results[index] = try Self.inSavepoint(body, state)
+                        }
+                    }
+                }
+            }
+        } catch {
+            return writes.map { _ in .failure(error) }
+        }
+        return results
+    }
+
+    /// Runs one write of a group in a savepoint: rolled back to it (sequence numbers included) when the write is
+    /// refused. Throws only when the savepoint itself fails, which ends the whole group.
+    private static func inSavepoint(
+        _ body: PreparedWrite<GroupedWriteResult>, _ state: EngineState
+    ) throws(EngineError) -> Result<GroupedWriteResult, EngineError> {
+        let mark = state.store.changeLog.pendingMark
+        try state.database.execute("SAVEPOINT grouped")
+        do throws(EngineError) {
+            let result = try body(state)
+            try state.database.execute("RELEASE grouped")
+            return .success(result)
+        } catch {
+            try state.database.execute("ROLLBACK TO grouped")
+            try state.database.execute("RELEASE grouped")
+            state.store.changeLog.restore(mark)
+            return .failure(error)
+        }
+    }
+
+    private func prepare(_ write: GroupedWrite, for caller: Caller) throws(EngineError) -> PreparedWrite<
+        GroupedWriteResult
+    > {
+        switch write {
+        case .add(let item):
+            let body = preparedAdd(item, for: caller)
+            return { (state) throws(EngineError) in .item(try body(state)) }
+        case .addOrUpdate(let item):
+            let body = try preparedAddOrUpdate(item, for: caller)
+            return { (state) throws(EngineError) in .item(try body(state)) }
+        case .update(let query, let changes):
+            let body = try preparedUpdate(query, with: changes, for: caller)
+            return { (state) throws(EngineError) in .count(try body(state)) }
+        case .delete(let query):
+            let body = try preparedDelete(query, for: caller)
+            return { (state) throws(EngineError) in .count(try body(state)) }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import KeychainCore
+
+@Suite("Group commit: several callers' writes in one transaction, each all or nothing")
+struct GroupCommitTests {
+    private func genpItem(_ account: String, _ secret: String) -> NewItem {
+        NewItem(itemClass: .genericPassword, attributes: genp(account), data: Data(secret.utf8))
+    }
+
+    @Test("A refused write changes nothing and leaves the others; sequences stay contiguous; verify is clean")
+    func mixed() throws {
+        let engine = try TestKeychain().engine
+        try engine.addPassword("existing", "0")
+        let other = Caller(applicationIdentifier: "TEAM.other")
+        let results = engine.commitTogether([
+            (.add(genpItem("a", "1")), app),
+            (.add(genpItem("existing", "dup")), app),
+            (
+                .update(
+                    ItemQuery(itemClass: .genericPassword, attributes: genp("a")), ItemChanges(data: Data("2".utf8))),
+                app
+            ),
+            (.delete(ItemQuery(itemClass: .genericPassword, attributes: genp("missing"))), app),
+            (.addOrUpdate(genpItem("existing", "3")), app),
+            (.add(genpItem("a", "theirs")), other),
+            (.update(ItemQuery(itemClass: .genericPassword), ItemChanges()), app),
+        ])
+        #expect(results.map { (try? $0.get()) != nil } == [true, false, true, false, true, true, false])
+        if case .failure(let error) = results[1] { #expect(error.code == .duplicateItem) }
+        if case .failure(let error) = results[3] { #expect(error.code == .itemNotFound) }
+        if case .failure(let error) = results[6] { #expect(error.code == .param) }
+        #expect(try engine.password("a") == "2")
+        #expect(try engine.password("existing") == "3")
+        #expect(try engine.password("a", caller: other) == "theirs")
+        let feed = try engine.changes(since: 1, for: .administrator(defaultGroup: "x"), limit: 100).changes
+        #expect(feed.map(\.sequence) == [2, 3, 4, 5])
+        #expect(feed.map(\.kind) == [.added, .updated, .updated, .added])
+        #expect(try engine.verify().problems.isEmpty)
+    }
+
+    @Test("A refused engine fails every write of the group")
+    func refused() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.setPasscode("1234", current: nil)
+        keychain.engine.lock()
+        let results = keychain.engine.commitTogether([(.add(genpItem("a", "1")), app)])
+        #expect(results.count == 1)
+        if case .failure(let error) = results[0] {
+            #expect(error.code == .interactionNotAllowed)
+        } else {
+            Issue.record("a locked class accepted a grouped add")
+        }
+    }
+}
