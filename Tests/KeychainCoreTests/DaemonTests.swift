@@ -45,6 +45,17 @@ struct DaemonTests {
         #expect(status { _ = try first.password("a") } == .interactionNotAllowed)
     }
 
+    @Test("--idle-lock locks a user's keychain after that long without a request")
+    func idleLock() async throws {
+        let daemon = try DaemonProcess(arguments: ["--idle-lock", "1"])
+        let client = DaemonClient(socketPath: daemon.socketPath)
+        try client.setPasscode("1234", current: nil)
+        #expect(try !client.keybagStatus().isLocked)
+        try await Task.sleep(for: .seconds(2.5))
+        #expect(daemon.log.contains("locked the keychain of uid"))
+        #expect(try client.keybagStatus().isLocked)
+    }
+
     @Test("While the daemon is down: errSecNotAvailable naming the socket; it reconnects when it is back")
     func downAndBack() throws {
         let daemon = try DaemonProcess()
