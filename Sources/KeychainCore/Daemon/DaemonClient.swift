@@ -7,13 +7,17 @@ import Synchronization
 ///
 /// While the daemon is down every call throws ``EngineError/Code/notAvailable`` naming the socket; the next call
 /// connects again by itself. A request that was sent when the connection broke is not repeated (it may have been
-/// carried out); one whose connection was found closed before it was sent is sent once more on a new one.
+/// carried out); one whose connection was found closed before it was sent is sent once more on a new one. Threads
+/// of one process call at once, each on a connection of a small pool.
 package final class DaemonClient: KeychainBackend {
     /// The daemon's socket.
     package let socketPath: String
     /// Another user's keychain to reach (root only), or `nil` for the caller's own.
     package let user: UInt32?
-    private let connection = Mutex<SeqPacketSocket?>(nil)
+    /// Connections with no request on them, ready for the next call.
+    private let idleConnections = Mutex<[SeqPacketSocket]>([])
+    /// How many idle connections the pool keeps at most.
+    private static let idleLimit = 8
     /// Something kept alive as long as the client (a test's daemon process).
     private let retained: (any AnyObject & Sendable)?
 
@@ -154,46 +158,46 @@ package final class DaemonClient: KeychainBackend {
 
     // MARK: Transport
 
-    /// One request and its reply on the client's connection (made, or made again, when needed).
+    /// One request and its reply, on an idle connection of the pool or a new one (so threads of one process
+    /// call at once, each on its own connection), which goes back to the pool after a whole exchange.
     private func call(_ request: DaemonRequest, as caller: Caller? = nil) throws(EngineError) -> DaemonReply {
         let message = try DaemonCoding.encode(DaemonEnvelope(user: user, caller: caller, request: request))
-        return try connection.withLock { (connection) throws(EngineError) -> DaemonReply in
-            for attempt in 0..<2 {
-                let socket: SeqPacketSocket
-                if let existing = connection {
-                    socket = existing
-                } else {
-                    socket = try open()
-                    connection = socket
-                }
-                do throws(EngineError) {
-                    try socket.send(message)
-                } catch {
-                    // Found closed before anything was sent (the daemon restarted): once more, on a new one.
-                    connection = nil
-                    if attempt == 0 { continue }
-                    throw unavailable(error)
-                }
-                let received: (message: [UInt8], sender: MessageSender?)?
-                do throws(EngineError) {
-                    received = try socket.receive()
-                } catch {
-                    connection = nil
-                    throw unavailable(error)
-                }
-                guard let received else {
-                    connection = nil
-                    throw EngineError(
-                        .notAvailable,
-                        "keychaind at \(socketPath) closed the connection before answering; the request may or may "
-                            + "not have been carried out")
-                }
-                let reply = try DaemonCoding.decode(DaemonReply.self, from: received.message)
-                if case .failure(let error) = reply { throw error }
-                return reply
-            }
-            throw EngineError(.notAvailable, "keychaind at \(socketPath) is not answering")
+        var socket: SeqPacketSocket
+        var reused: Bool
+        if let idle = idleConnections.withLock({ $0.popLast() }) {
+            (socket, reused) = (idle, true)
+        } else {
+            (socket, reused) = (try open(), false)
         }
+        while true {
+            do throws(EngineError) {
+                try socket.send(message)
+                break
+            } catch {
+                // An idle connection found closed before anything was sent (the daemon restarted): once more, on a
+                // new one. Nothing was carried out.
+                guard reused else { throw unavailable(error) }
+                (socket, reused) = (try open(), false)
+            }
+        }
+        let received: (message: [UInt8], sender: MessageSender?)?
+        do throws(EngineError) {
+            received = try socket.receive()
+        } catch {
+            throw unavailable(error)
+        }
+        guard let received else {
+            throw EngineError(
+                .notAvailable,
+                "keychaind at \(socketPath) closed the connection before answering; the request may or may not have "
+                    + "been carried out")
+        }
+        let reply = try DaemonCoding.decode(DaemonReply.self, from: received.message)
+        idleConnections.withLock { idle in
+            if idle.count < Self.idleLimit { idle.append(socket) }
+        }
+        if case .failure(let error) = reply { throw error }
+        return reply
     }
 
     /// A new connection, after the version handshake.
