@@ -80,3 +80,40 @@ import Testing
         }
     }
 }
+
+/// Apple's flag rules, case by case, from `SecAccessControlCreateWithFlags` in Apple's SecAccessControl.m: each
+/// refused combination gives `nil` and an `errSecParam` error in Apple's words.
+@Suite("SecAccessControlCreateWithFlags: Apple's flag combinations")
+struct AccessControlFlagRuleTests {
+    @Test(
+        "Refused combinations",
+        arguments: [
+            ([SecAccessControlCreateFlags.or, .and, .devicePasscode], "only one logical operation can be set"),
+            ([.biometryAny, .biometryCurrentSet], "only one bio constraint can be set"),
+            ([.userPresence, .devicePasscode], "kSecAccessControlUserPresence can be combined only with"),
+            ([.userPresence, .or, .applicationPassword], "kSecAccessControlUserPresence can be combined only with"),
+            ([.userPresence, .biometryAny], "kSecAccessControlUserPresence can be combined only with"),
+        ] as [(SecAccessControlCreateFlags, String)])
+    func refused(flags: SecAccessControlCreateFlags, reason: String) throws {
+        var error: Unmanaged<CFError>?
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, &error) == nil)
+        let reported = try #require(error?.takeRetainedValue())
+        #expect(reported.code == Int(errSecParam))
+        #expect(reported.localizedDescription.contains(reason))
+    }
+
+    @Test(
+        "Accepted combinations",
+        arguments: [
+            SecAccessControlCreateFlags.userPresence, [.userPresence, .applicationPassword],
+            [.userPresence, .privateKeyUsage], [.biometryAny, .or, .devicePasscode],
+            [.biometryCurrentSet, .and, .devicePasscode], [.devicePasscode, .applicationPassword], .biometryAny,
+            [.applicationPassword],
+        ])
+    func accepted(flags: SecAccessControlCreateFlags) {
+        var error: Unmanaged<CFError>?
+        #expect(
+            SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, &error) != nil)
+        #expect(error == nil)
+    }
+}

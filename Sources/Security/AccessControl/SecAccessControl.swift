@@ -78,8 +78,10 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 
 /// Creates an access control from an accessibility (one of the `kSecAttrAccessible…` values) and flags.
 ///
-/// Returns `nil` when `protection` is not an accessibility value, and then sets `error` (when given) to an error
-/// with `errSecParam` as its code and a description naming the value. `allocator` is ignored.
+/// Returns `nil` when `protection` is not an accessibility value or the flags do not combine by Apple's rules
+/// (`.or` with `.and`, both biometry flags, `.userPresence` with anything but `.applicationPassword` and
+/// `.privateKeyUsage`), and then sets `error` (when given) to an error with `errSecParam` as its code and a
+/// description naming the value. `allocator` is ignored.
 public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -92,10 +94,30 @@ public func SecAccessControlCreateWithFlags(
                 userInfo: [NSLocalizedDescriptionKey: detail]))
         return nil
     }
+    if let problem = flags.combinationProblem {
+        error?.pointee = Unmanaged.passRetained(
+            NSError(
+                domain: NSOSStatusErrorDomain, code: Int(errSecParam),
+                userInfo: [NSLocalizedDescriptionKey: "\(problem) (flags: \(flags.names))"]))
+        return nil
+    }
     return SecAccessControl(protectionClass: protectionClass, flags: flags)
 }
 
 extension SecAccessControlCreateFlags {
+    /// Why Apple's `SecAccessControlCreateWithFlags` (SecAccessControl.m) refuses these flags with `errSecParam`,
+    /// in its order and words, or `nil` when they combine: `.or` with `.and`; both biometry flags; `.userPresence`
+    /// with anything but `.applicationPassword` and `.privateKeyUsage`.
+    var combinationProblem: String? {
+        if contains(.or) && contains(.and) { return "only one logical operation can be set" }
+        if contains(.biometryAny) && contains(.biometryCurrentSet) { return "only one bio constraint can be set" }
+        if contains(.userPresence), !subtracting([.userPresence, .applicationPassword, .privateKeyUsage]).isEmpty {
+            return "kSecAccessControlUserPresence can be combined only with kSecAccessControlApplicationPassword and "
+                + "kSecAccessControlPrivateKeyUsage"
+        }
+        return nil
+    }
+
     /// The flags' Swift names, for messages: `userPresence, or`.
     var names: String {
         let known: [(SecAccessControlCreateFlags, String)] = [
