@@ -118,7 +118,7 @@ enum SecurityTool {
     private static func globalUsage(_ session: ToolSession) -> Int32 {
         session.console.print(
             """
-            Usage: security [-h] [-i] [-l] [-p prompt] [-q] [-v] [--user name] [command] [opt ...]
+            Usage: security [-h] [-i] [-l] [-p prompt] [-q] [-v] [command] [opt ...]
                 -i    Run in interactive mode (lines up to \(InputLimits.describe(InputLimits.sessionLineByteCount))).
                 -l    Accepted for compatibility (macOS runs leaks); does nothing.
                 -p    Set the prompt to "prompt" (implies -i).
