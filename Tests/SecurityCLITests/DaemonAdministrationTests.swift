@@ -43,6 +43,35 @@ struct DaemonAdministrationTests {
         #expect(try tool.run(["--user"]).status == 2)
     }
 
+    @Test("Run by another user than root, --user and register-app are refused before anything is sent")
+    func refusedForOtherUsers() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            print("DaemonAdministrationTests: skipped: needs root and setpriv to run security as uid 65534")
+            return
+        }
+        let daemon = try DaemonProcess()
+        for arguments in [
+            ["--user", "0", "show-keychain-info"],
+            ["register-app", "--entitlements", "/dev/null", SecurityProcess.executable],
+            ["unregister-app", SecurityProcess.executable],
+        ] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments =
+                ["--reuid=65534", "--regid=65534", "--clear-groups", SecurityProcess.executable] + arguments
+            process.environment = ["KEYCHAIN_DAEMON": daemon.socketPath, "SWIFT_BACKTRACE": "enable=no"]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == exitStatus(-34018), "\(arguments): \(text)")
+            #expect(text.contains("only root may"), "\(arguments): \(text)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: daemon.keychainDirectory(of: 0).path))
+    }
+
     @Test("--user without a daemon: a clear error naming the socket, nothing embedded is touched")
     func otherUserWithoutDaemon() throws {
         let home = try TestHome()
