@@ -3,7 +3,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench cli soak files-soak docs fuzz-security fuzz-files clean
+.PHONY: bootstrap build test lint demo bench cli install uninstall soak files-soak docs fuzz-security fuzz-files clean
 
 # Release builds are fully static executables: a `security` command then takes about 2.5 ms instead of 8 (no
 # dynamic loader, no shared-library relocations). Every release product is built with the same flags, so switching
@@ -39,6 +39,42 @@ bench: bootstrap
 cli: bootstrap
 	$(SWIFT) build $(RELEASE) --product security
 	@echo $$($(SWIFT) build $(RELEASE) --show-bin-path)/security
+
+# `make install`: the static release `security` and `keychaind` into $(DESTDIR)$(PREFIX)/bin, keychaind's systemd
+# units into $(DESTDIR)$(UNITDIR) (their /usr/local rewritten to $(PREFIX)), the daemon's system user `keychaind`
+# when it is missing, and the socket enabled and started only when systemd runs this machine (and DESTDIR is
+# empty: a staged install touches nothing live). `make uninstall` stops and removes them; the keychains in
+# /var/lib/swift-keychain and the user stay (remove them by hand: `userdel keychaind`, the directory).
+PREFIX ?= /usr/local
+DESTDIR ?=
+UNITDIR ?= /etc/systemd/system
+install: bootstrap
+	$(SWIFT) build $(RELEASE) --product security
+	$(SWIFT) build $(RELEASE) --product keychaind
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
+	install -m 0755 $$($(SWIFT) build $(RELEASE) --show-bin-path)/security $(DESTDIR)$(PREFIX)/bin/security
+	install -m 0755 $$($(SWIFT) build $(RELEASE) --show-bin-path)/keychaind $(DESTDIR)$(PREFIX)/bin/keychaind
+	install -m 0644 systemd/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.socket
+	sed 's#/usr/local/bin/keychaind#$(PREFIX)/bin/keychaind#' systemd/keychaind.service \
+		> $(DESTDIR)$(UNITDIR)/keychaind.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/keychaind.service
+	@if [ -z "$(DESTDIR)" ]; then \
+		getent passwd keychaind >/dev/null || useradd --system --user-group --no-create-home \
+			--home-dir /var/lib/swift-keychain --shell /usr/sbin/nologin keychaind; \
+		if [ -d /run/systemd/system ]; then \
+			systemctl daemon-reload && systemctl enable --now keychaind.socket; \
+		else \
+			echo "make install: systemd is not running: keychaind.socket is installed but not enabled"; \
+		fi; \
+	fi
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl disable --now keychaind.socket keychaind.service || true; \
+	fi
+	rm -f $(DESTDIR)$(PREFIX)/bin/security $(DESTDIR)$(PREFIX)/bin/keychaind
+	rm -f $(DESTDIR)$(UNITDIR)/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.service
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 # Long crash and concurrency loops, run before resolving the issues they belong to.
 soak: bootstrap

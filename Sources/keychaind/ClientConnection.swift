@@ -61,9 +61,11 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// The first message must be `hello` with this protocol's version.
+    /// The first message must be `hello` with this protocol's version. It may come without credentials: it grants
+    /// nothing, and a socket activator that listens without `SO_PASSCRED` (`systemd-socket-activate`) queues the
+    /// first client's hello before the daemon turns credentials on; every later message needs them.
     private func handshake() -> Bool {
-        guard let received = try? socket.receive(), received.sender != nil,
+        guard let received = try? socket.receive(),
             let envelope = try? DaemonCoding.decode(DaemonEnvelope.self, from: received.message)
         else {
             send(.failure(EngineError(.param, "a keychaind connection must start with hello")))

@@ -64,6 +64,9 @@ func runDaemon() -> Int32 {
         log("serving \(options.socketPath ?? "the activated socket") for \(options.stateDirectory.path)")
         while true {
             guard let socket = try listener.accept() else { continue }
+            // A connection made before the listener passed credentials (a socket activator's first one) does not
+            // inherit it; turned on here, before the handshake's reply, every request after it carries them.
+            try? socket.passCredentials()
             let connection = ClientConnection(socket: socket, dispatcher: dispatcher, activity: idleLock)
             let thread = Thread { connection.serve() }
             thread.name = "keychaind client"

@@ -14,6 +14,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public var stateDirectory: URL { directory.url.appendingPathComponent("state", isDirectory: true) }
     private var process: Process?
     private let extraArguments: [String]
+    /// The socket activator the daemon is started through (`systemd-socket-activate`), if any.
+    private let activator: URL?
     private let errors = Output()
 
     private final class Output: Sendable {
@@ -29,6 +31,17 @@ public final class DaemonProcess: @unchecked Sendable {
         directory = try TemporaryDirectory(prefix: "kcd")
         extraArguments =
             arguments + (readsClockFile ? ["--clock", directory.url.appendingPathComponent("clock").path] : [])
+        activator = nil
+        try start()
+    }
+
+    /// Starts a daemon through a socket activator (`systemd-socket-activate` at `activator`), which listens on
+    /// ``socketPath`` with `SOCK_SEQPACKET` and, on the first connection, execs keychaind in its own process with
+    /// `LISTEN_FDS` (no `--socket`): as systemd's `keychaind.socket` starts it. Killed and reaped like any other.
+    public init(socketActivatedBy activator: URL, arguments: [String] = []) throws {
+        directory = try TemporaryDirectory(prefix: "kcd")
+        extraArguments = arguments
+        self.activator = activator
         try start()
     }
 
@@ -58,10 +71,16 @@ public final class DaemonProcess: @unchecked Sendable {
     private func start() throws {
         errors.text.withLock { $0 = "" }
         let process = Process()
-        process.executableURL = BuiltExecutable.named("keychaind")
-        process.arguments =
-            ["--state-directory", stateDirectory.path, "--socket", socketPath, "--passcode-cost", "minimum"]
-            + extraArguments
+        let daemonArguments = ["--state-directory", stateDirectory.path, "--passcode-cost", "minimum"] + extraArguments
+        if let activator {
+            process.executableURL = activator
+            process.arguments =
+                ["--seqpacket", "--listen", socketPath, "--setenv=SWIFT_BACKTRACE=enable=no"]
+                + [BuiltExecutable.named("keychaind").path] + daemonArguments
+        } else {
+            process.executableURL = BuiltExecutable.named("keychaind")
+            process.arguments = ["--socket", socketPath] + daemonArguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
@@ -79,9 +98,11 @@ public final class DaemonProcess: @unchecked Sendable {
         }
         try process.run()
         self.process = process
-        // It logs "serving" once it listens.
+        // It logs "serving" once it listens; an activator logs "Listening on" once it does, and starts the daemon on
+        // the first connection.
+        let ready = activator == nil ? "serving" : "Listening on"
         for _ in 0..<1_000 {
-            if log.contains("serving") { return }
+            if log.contains(ready) { return }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.01)
         }

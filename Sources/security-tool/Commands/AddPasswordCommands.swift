@@ -81,7 +81,7 @@ extension Command {
             if let group = try ItemOptions.accessGroupValue(arguments) {
                 item.accessGroup = group
             } else {
-                item.accessGroup = try session.keychains.defaultAccessGroup()
+                item.accessGroup = try session.keychains.defaultAccessGroup(for: location)
             }
             var secret = try NewItemPassword.read(arguments, session, letters: secrets)
             defer { secret.resetBytes(in: 0..<secret.count) }

@@ -33,10 +33,18 @@ extension Command {
         return 0
     }
 
-    /// Refuses a location that holds a keychain already (`errSecDuplicateKeychain`, exit status 48) or anything
-    /// else that is not an empty directory.
+    /// Refuses a location that holds a keychain already (`errSecDuplicateKeychain`, exit status 48; keychaind's
+    /// default keychain always does: the daemon owns it) or anything else that is not an empty directory.
     private static func checkFree(_ location: KeychainLocation) throws(ToolFailure) {
         let context = "SecKeychainCreate \(location.name(or: "<default>"))"
+        if let daemon = location.daemon {
+            throw .keychain(
+                KeychainError(
+                    status: errSecDuplicateKeychain,
+                    message:
+                        "the default keychain is kept by \(daemon.description), which creates it itself; give it a passcode with set-keychain-password, or name a keychain path to create an embedded one"
+                ), context)
+        }
         if Keychain.exists(in: location.directory) {
             throw .keychain(
                 KeychainError(status: errSecDuplicateKeychain, message: "a keychain exists in \(location.path)"),

@@ -1,8 +1,9 @@
 import Keychain
 
 extension Command {
-    /// `lock-keychain [-a | keychain]`: locks a keychain, or with `-a` every keychain this process opened. (Each
-    /// process starts locked, so this matters within a `security -i` session.)
+    /// `lock-keychain [-a | keychain]`: locks a keychain, or with `-a` every keychain this process opened. An
+    /// embedded keychain starts locked in each process, so this matters within a `security -i` session; keychaind's
+    /// keychain is locked for every process of the user.
     static let lockKeychain = Command(
         name: "lock-keychain",
         usage: """

@@ -1,14 +1,16 @@
 import Keychain
+import KeychainCore
 
 extension Command {
     /// `show-keychain-info [keychain]`: macOS's settings line on standard error (`Keychain "<name>" no-timeout`:
-    /// swift-keychain has no auto-lock timer yet), then the keychain's directory and lock state on standard output,
-    /// or as JSON with `--json`.
+    /// the embedded keychain has no auto-lock timer), then which backend answered — the keychain's directory, or
+    /// `keychaind at SOCKET` and the identity the daemon sees — and the lock state on standard output, or as JSON
+    /// with `--json`.
     static let showKeychainInfo = Command(
         name: "show-keychain-info",
         usage: """
             [keychain]
-                --json  Print the keychain's path and lock state as JSON
+                --json  Print the keychain's backend and lock state as JSON
             """,
         help: "Show the settings for keychain.", options: OptionSpecification("", long: [.json])
     ) { arguments, session throws(ToolFailure) in
@@ -21,19 +23,37 @@ extension Command {
         } catch {
             throw .keychain(error, context)
         }
+        let described = try location.daemon.map { daemon throws(ToolFailure) in
+            try session.keychains.description(of: daemon, context: context)
+        }
         session.console.printError("Keychain \"\(location.name(or: "<NULL>"))\" no-timeout")
         if arguments.has(long: "json") {
             var members: [String: JSONValue] = [
                 "keychain": .string(location.path), "hasPasscode": .bool(state.hasPasscode),
                 "isLocked": .bool(state.isLocked), "failedAttempts": .number(Int64(state.failedAttempts)),
+                "backend": .string(location.daemon == nil ? "embedded" : "keychaind"),
             ]
             members["retryAfter"] = state.retryAfter.map(JSONValue.date)
+            if let daemon = location.daemon, let described {
+                members["socket"] = .string(daemon.socketPath)
+                members["uid"] = .number(Int64(described.uid))
+                members["applicationIdentifier"] = .string(described.applicationIdentifier)
+                members["accessGroups"] = .array(described.accessGroups.map(JSONValue.string))
+                members["registeredApp"] = .bool(described.isRegisteredApp)
+            }
             session.console.print(JSONValue.object(members).text)
             return 0
         }
         session.console.print("keychain: " + PrintBuffer.format(Array(location.path.utf8)))
+        if let described {
+            session.console.print("user: uid \(described.uid)")
+            session.console.print(
+                "caller: \(described.applicationIdentifier) (groups: \(described.accessGroups.joined(separator: ", ")))"
+                    + (described.isRegisteredApp ? ", a registered app" : ""))
+        }
         session.console.print("passcode: " + (state.hasPasscode ? "set" : "none"))
-        session.console.print("lock state: " + (state.isLocked ? "locked" : "unlocked") + " (in this process)")
+        let scope = described.map { "for every process of uid \($0.uid)" } ?? "in this process"
+        session.console.print("lock state: " + (state.isLocked ? "locked" : "unlocked") + " (\(scope))")
         if state.failedAttempts > 0 { session.console.print("wrong passcodes in a row: \(state.failedAttempts)") }
         if let retryAfter = state.retryAfter {
             session.console.print("next passcode attempt: " + UTCTime(date: retryAfter).iso8601)

@@ -1,9 +1,9 @@
 import Keychain
 
 extension Command {
-    /// `unlock-keychain [-u] [-p password] [keychain]`: checks the passcode and unlocks the keychain for the rest
-    /// of this process (until `keychaind` shares one lock state between processes, each process starts locked:
-    /// unlock in a `security -i` session, before the commands that need it).
+    /// `unlock-keychain [-u] [-p password] [keychain]`: checks the passcode and unlocks the keychain: keychaind's for
+    /// every process of the user; an embedded one for the rest of this process only (each process starts with it
+    /// locked: unlock in a `security -i` session, before the commands that need it).
     static let unlockKeychain = Command(
         name: "unlock-keychain",
         usage: """

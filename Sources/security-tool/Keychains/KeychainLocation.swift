@@ -4,10 +4,12 @@ import Keychain
 /// Which keychain a verb works on: a keychain argument as macOS's tool takes it, mapped to a keychain directory.
 ///
 /// macOS names keychain files; a swift-keychain keychain is a directory. So:
-/// - no argument: the default keychain (`$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else
-///   `~/.local/share/swift-keychain`), created on first use;
+/// - no argument: the default keychain: keychaind's when a daemon serves it (`KEYCHAIN_DAEMON`, the default socket,
+///   or root's `--user`; see ``DefaultKeychain``), else the embedded one in `$KEYCHAIN_HOME`, else
+///   `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`, created on first use;
 /// - an argument with a `/` in it (`./ci`, `/srv/app/keychain`): that directory;
-/// - `login` (also `login.keychain`, `login.keychain-db`, as macOS scripts write it): the default keychain;
+/// - `login` (also `login.keychain`, `login.keychain-db`, as macOS scripts write it): the default keychain, through
+///   the daemon too when it serves the default one;
 /// - any other bare name, such as `ci` or `ci.keychain`: `keychains/ci` inside the default keychain's directory,
 ///   as macOS keeps named keychains in `~/Library/Keychains` (the `.keychain` and `.keychain-db` suffixes are
 ///   dropped, so both spellings name one keychain).
@@ -16,14 +18,20 @@ struct KeychainLocation: Hashable {
     let directory: URL
     /// The argument as typed, `nil` for the default keychain (macOS's messages quote it as typed).
     let argument: String?
+    /// keychaind serving the keychain, or `nil` when this process opens `directory` itself (every keychain named by
+    /// a path or a name stays embedded; only the default one moves to the daemon).
+    var daemon: DaemonTarget? = nil
     /// The default keychain.
-    static var standard: KeychainLocation {
-        KeychainLocation(directory: Keychain.defaultDirectory, argument: nil)
+    static var standard: KeychainLocation { standard(argument: nil) }
+
+    /// The default keychain, named by `argument` (`login`) or by none.
+    private static func standard(argument: String?) -> KeychainLocation {
+        KeychainLocation(directory: Keychain.defaultDirectory, argument: argument, daemon: DefaultKeychain.daemon)
     }
 
     /// Whether this is the default keychain, which is created on first use; others must exist. Computed when
     /// asked, so a keychain named by its path costs no look at the environment.
-    var isDefault: Bool { directory.path == Keychain.defaultDirectory.path }
+    var isDefault: Bool { daemon != nil || directory.path == Keychain.defaultDirectory.path }
 
     /// The keychain an argument names. Throws a usage failure for an empty name or `.`/`..`.
     static func named(_ argument: String) throws(ToolFailure) -> KeychainLocation {
@@ -39,9 +47,7 @@ struct KeychainLocation: Hashable {
         guard !name.isEmpty, name != ".", name != ".." else {
             throw .usage("\"\(argument)\" is not a keychain name")
         }
-        if name == "login" {
-            return KeychainLocation(directory: Keychain.defaultDirectory, argument: argument)
-        }
+        if name == "login" { return standard(argument: argument) }
         let directory = namedKeychains.appendingPathComponent(name, isDirectory: true)
         return KeychainLocation(directory: directory, argument: argument)
     }
@@ -68,8 +74,8 @@ struct KeychainLocation: Hashable {
         return try arguments.first.map(named) ?? .standard
     }
 
-    /// The directory's path, as `keychain:` lines print it.
-    var path: String { directory.path }
+    /// The directory's path, as `keychain:` lines print it, or `keychaind at SOCKET` for the daemon's keychain.
+    var path: String { daemon?.description ?? directory.path }
 
     /// The name as macOS's messages print it: the argument as typed, or `fallback` for the default keychain
     /// (`<default>`, `<NULL>` or `default`, depending on the message).

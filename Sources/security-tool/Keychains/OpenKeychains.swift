@@ -1,10 +1,11 @@
 import Foundation
 import Keychain
+import KeychainCore
 import Security
 
 /// The keychains this process has opened, each opened once and kept open for the rest of the process, so one
-/// `security -i` session keeps a keychain's lock state from command to command (until `keychaind` shares one lock
-/// state between processes, each process starts locked).
+/// `security -i` session keeps an embedded keychain's lock state from command to command (each process starts
+/// with an embedded keychain locked; keychaind's keychain has one lock state for all of the user's processes).
 ///
 /// Every keychain is used as its owner's administration tool: entitled to every access group (`*`, DESIGN §5),
 /// adding to the first group of this executable's identity (`security` unless an entitlements file says
@@ -12,6 +13,7 @@ import Security
 final class OpenKeychains {
     private var open: [String: Keychain] = [:]
     private var identity: ApplicationIdentity?
+    private var descriptions: [DaemonTarget: DaemonDescription] = [:]
 
     /// The identity items are added and read with: this executable's, entitled to every group.
     func administrator() throws(ToolFailure) -> ApplicationIdentity {
@@ -27,9 +29,11 @@ final class OpenKeychains {
         }
     }
 
-    /// The group an add without `--access-group` writes to.
-    func defaultAccessGroup() throws(ToolFailure) -> String {
-        try administrator().accessGroups.first ?? "security"
+    /// The group an add without `--access-group` writes to, or `nil` through keychaind, where the caller the daemon
+    /// sees decides (the user's unregistered programs' group, also for root's `--user`).
+    func defaultAccessGroup(for location: KeychainLocation) throws(ToolFailure) -> String? {
+        guard location.daemon == nil else { return nil }
+        return try administrator().accessGroups.first ?? "security"
     }
 
     /// The keychain at `location`, opened once. A keychain other than the default one must exist: otherwise
@@ -40,15 +44,49 @@ final class OpenKeychains {
             throw .keychain(
                 KeychainError(status: errSecNoSuchKeychain, message: "no keychain in \(location.path)"), context)
         }
-        return try opening(location)
+        return try opening(location, context: context)
     }
 
-    /// The keychain at `location`, opened once, and created when it does not exist.
-    func opening(_ location: KeychainLocation) throws(ToolFailure) -> Keychain {
+    /// The keychain at `location`, opened once, and created when it does not exist (keychaind creates its own).
+    func opening(_ location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
         if let keychain = open[location.path] { return keychain }
-        let keychain = Keychain(service: "", directory: location.directory, identity: try administrator())
+        let keychain: Keychain
+        if let daemon = location.daemon {
+            keychain = Keychain(
+                service: "", backend: daemon.client, identity: try daemonIdentity(daemon, context: context))
+        } else {
+            keychain = Keychain(service: "", directory: location.directory, identity: try administrator())
+        }
         open[location.path] = keychain
         return keychain
+    }
+
+    /// Who the daemon says is calling (`describe`), asked once per daemon keychain.
+    func description(of daemon: DaemonTarget, context: String) throws(ToolFailure) -> DaemonDescription {
+        if let description = descriptions[daemon] { return description }
+        do throws(EngineError) {
+            guard case .description(let description) = try daemon.client.send(.describe) else {
+                throw EngineError(.internalComponent, "\(daemon.description) answered describe with something else")
+            }
+            descriptions[daemon] = description
+            return description
+        } catch {
+            throw .keychain(KeychainError(status: error.status, message: error.message), context)
+        }
+    }
+
+    /// The identity sent with each request to keychaind. The daemon ignores it for everyone but root, who may act as
+    /// any caller: root then acts as the caller the daemon gives it (the user's unregistered programs' group first,
+    /// entitled to every group), so what root adds is seen by the user's own `security`.
+    private func daemonIdentity(_ daemon: DaemonTarget, context: String) throws(ToolFailure) -> ApplicationIdentity {
+        guard geteuid() == 0 else { return try administrator() }
+        let described = try description(of: daemon, context: context)
+        do throws(KeychainError) {
+            return try ApplicationIdentity(
+                applicationIdentifier: described.applicationIdentifier, accessGroups: described.accessGroups)
+        } catch {
+            throw .keychain(error, context)
+        }
     }
 
     /// Creates the keychain at `location` and keeps it open; `errSecDuplicateKeychain` (exit status 48) with
@@ -104,7 +142,10 @@ final class OpenKeychains {
             throw KeychainError(
                 status: errSecInteractionNotAllowed,
                 message:
-                    "the keychain \(location.path) is locked and there is no terminal to ask for its passcode; unlock it with unlock-keychain earlier in the same `security -i` session"
+                    "the keychain \(location.path) is locked and there is no terminal to ask for its passcode; "
+                    + (location.daemon == nil
+                        ? "unlock it with unlock-keychain earlier in the same `security -i` session"
+                        : "unlock it with `security unlock-keychain` (keychaind then keeps it unlocked for every process of the user)")
             )
         }
         let line = terminal.readSecret(prompt: "password to unlock \(location.name(or: "default")): ")

@@ -4,7 +4,7 @@ import Keychain
 
 /// Protected files on a keychain, as the file verbs use them: the keychain opened through the session (so its lock
 /// state and a passcode prompt are the session's), and the files on the same engine (`ProtectedFiles(directory:)`
-/// shares the process's engine for that directory).
+/// shares the process's engine for that directory; keychaind's keychain shares the process's client of the daemon).
 struct ProtectedFileAccess {
     let keychain: Keychain
     let location: KeychainLocation
@@ -21,7 +21,11 @@ struct ProtectedFileAccess {
             throw .keychain(error, context)
         }
         do throws(FileProtectionError) {
-            files = try ProtectedFiles(directory: location.directory)
+            if let daemon = location.daemon {
+                files = ProtectedFiles(backend: daemon.client)
+            } else {
+                files = try ProtectedFiles(directory: location.directory)
+            }
         } catch {
             throw .failed(status: error.status, message: "\(context): \(error.message)")
         }

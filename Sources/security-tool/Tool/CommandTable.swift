@@ -22,6 +22,9 @@ extension Command {
         .unprotectFile,
         .fileProtection,
         .verifyKeychain,
+        .registerApp,
+        .unregisterApp,
+        .listApps,
         .error,
     ]
 

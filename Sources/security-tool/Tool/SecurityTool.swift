@@ -1,5 +1,6 @@
-/// The `security` command: macOS's global options (`-h`, `-i`, `-p prompt`, `-q`, `-v`; `-l` and `-R` accepted),
-/// then a verb and its arguments, or an interactive session reading commands from standard input.
+/// The `security` command: macOS's global options (`-h`, `-i`, `-p prompt`, `-q`, `-v`; `-l` and `-R` accepted), and
+/// root's `--user NAME` (another user's keychain, through keychaind), then a verb and its arguments, or an
+/// interactive session reading commands from standard input.
 ///
 /// The result of a verb is its exit status: 0, 1 for a failure without an `OSStatus`, 2 for a usage error, or the
 /// low byte of an `OSStatus` (44 for a missing item, 45 for a duplicate, 36 when the keychain is locked and cannot
@@ -40,6 +41,21 @@ enum SecurityTool {
         var isPromptGiven = false
         while let option = arguments.first, option.hasPrefix("-"), option.count > 1, option != "--" {
             arguments.removeFirst()
+            if option == "--user" || option.hasPrefix("--user=") {
+                let value = option == "--user" ? arguments.popFirst() : String(option.dropFirst("--user=".count))
+                guard let value, !value.isEmpty else {
+                    session.console.printError("security: option --user needs a user name or uid")
+                    return globalUsage(session)
+                }
+                do throws(ToolFailure) {
+                    try DefaultKeychain.select(user: value)
+                } catch {
+                    guard case .failed(let status, let message) = error else { return globalUsage(session) }
+                    session.console.printError("security: \(message)")
+                    return status
+                }
+                continue
+            }
             var letters = option.dropFirst()
             while let letter = letters.popFirst() {
                 switch letter {
@@ -108,6 +124,8 @@ enum SecurityTool {
                 -p    Set the prompt to "prompt" (implies -i).
                 -q    Be less verbose.
                 -v    Be more verbose about what's going on.
+                --user name
+                      (root only) Use that user's (name or uid) default keychain, through keychaind.
             security commands are:
             """)
         HelpListing.print(to: session.console)

@@ -1,0 +1,90 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The systemd units in `systemd/`, checked by systemd's own tools where they are installed (the Debian `systemd`
+/// package, which scripts/bootstrap installs; systemd need not be running).
+@Suite("systemd units: keychaind.socket and keychaind.service", .serialized, .timeLimit(.minutes(2)))
+struct SystemdUnitTests {
+    /// The repository's `systemd/` directory.
+    private static let units = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("systemd", isDirectory: true)
+
+    /// A tool of systemd's on the usual paths, or `nil` (the test then says it skips).
+    private static func tool(_ name: String) -> URL? {
+        ["/usr/bin", "/bin", "/usr/sbin"].map { URL(fileURLWithPath: "\($0)/\(name)") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Runs `executable arguments…`; returns its status and what it wrote to standard output and error.
+    private func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test("The units say what the issue asks: the default socket 0666, a dedicated user, one capability")
+    func unitContents() throws {
+        let socket = try String(contentsOf: Self.units.appendingPathComponent("keychaind.socket"), encoding: .utf8)
+        #expect(socket.contains("ListenSequentialPacket=/run/swift-keychain/keychaind.sock\n"))
+        #expect(socket.contains("SocketMode=0666\n"))
+        let service = try String(contentsOf: Self.units.appendingPathComponent("keychaind.service"), encoding: .utf8)
+        for line in [
+            "User=keychaind", "DynamicUser=no", "StateDirectory=swift-keychain", "PrivateNetwork=yes",
+            "RestrictAddressFamilies=AF_UNIX", "CapabilityBoundingSet=CAP_SYS_PTRACE",
+            "AmbientCapabilities=CAP_SYS_PTRACE", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes",
+            "ExecStart=/usr/local/bin/keychaind --state-directory /var/lib/swift-keychain",
+        ] {
+            #expect(service.contains("\n\(line)\n"), "keychaind.service lacks \(line)")
+        }
+    }
+
+    @Test("systemd-analyze verify accepts both units (ExecStart pointed at the keychaind built here)")
+    func analyzeVerify() throws {
+        guard let analyze = Self.tool("systemd-analyze") else {
+            print("SystemdUnitTests: skipped: systemd-analyze is not installed (apt-get install systemd)")
+            return
+        }
+        // verify checks that ExecStart's binary exists; `make install` rewrites /usr/local to $(PREFIX) as this does.
+        let directory = try TemporaryDirectory(prefix: "units")
+        let service = try String(contentsOf: Self.units.appendingPathComponent("keychaind.service"), encoding: .utf8)
+            .replacingOccurrences(of: "/usr/local/bin/keychaind", with: BuiltExecutable.named("keychaind").path)
+        try Data(service.utf8).write(to: directory.url.appendingPathComponent("keychaind.service"))
+        try FileManager.default.copyItem(
+            at: Self.units.appendingPathComponent("keychaind.socket"),
+            to: directory.url.appendingPathComponent("keychaind.socket"))
+        let result = try run(
+            analyze,
+            ["verify", "--man=no"]
+                + ["keychaind.socket", "keychaind.service"].map { directory.url.appendingPathComponent($0).path })
+        #expect(result.status == 0, "systemd-analyze verify: \(result.output)")
+        let ours = result.output.split(separator: "\n").filter { $0.contains("keychaind") }
+        #expect(ours.isEmpty, "systemd-analyze verify: \(ours.joined(separator: "\n"))")
+    }
+
+    @Test("keychaind started by systemd-socket-activate --seqpacket serves a security command")
+    func socketActivation() throws {
+        guard let activate = Self.tool("systemd-socket-activate") else {
+            print("SystemdUnitTests: skipped: systemd-socket-activate is not installed (apt-get install systemd)")
+            return
+        }
+        guard try run(activate, ["--help"]).output.contains("--seqpacket") else {
+            print("SystemdUnitTests: skipped: this systemd-socket-activate has no --seqpacket")
+            return
+        }
+        let daemon = try DaemonProcess(socketActivatedBy: activate)
+        let tool = try TestHome().tool(through: daemon)
+        #expect(try tool.run(["add-generic-password", "-a", "a", "-s", "s", "-w", "activated"]).status == 0)
+        let info = try tool.run(["show-keychain-info"])
+        #expect(info.output.hasPrefix("keychain: \"keychaind at \(daemon.socketPath)\"\n"), "\(info.errors)")
+        #expect(try tool.run(["find-generic-password", "-a", "a", "-w"]).output == "activated\n")
+        #expect(daemon.log.contains("serving the activated socket"), "\(daemon.log)")
+    }
+}
