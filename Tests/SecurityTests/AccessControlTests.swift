@@ -117,3 +117,26 @@ struct AccessControlFlagRuleTests {
         #expect(error == nil)
     }
 }
+
+/// Apple's SecItemAuthDoQuery (SecItem.m): on add and update, an access control with constraints and
+/// kSecAttrSynchronizable true is errSecParam, before anything else about the constraints.
+@Suite("kSecAttrAccessControl with constraints is never synchronizable")
+struct AccessControlSynchronizableTests {
+    @Test func addAndUpdateRefuseIt() throws {
+        let keychain = try TestSecItemKeychain()
+        try keychain.run {
+            let control = try #require(
+                SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil))
+            let synced = add(
+                password(
+                    "a", [kSecAttrAccessControl as String: control, kSecAttrSynchronizable as String: true]))
+            #expect(synced.status == errSecParam)
+            #expect(synced.message?.contains("not synchronizable") == true)
+            #expect(add(password("b")).status == errSecSuccess)
+            let update = SecItemUpdate(
+                password("b") as CFDictionary,
+                [kSecAttrAccessControl as String: control, kSecAttrSynchronizable as String: true] as CFDictionary)
+            #expect(update == errSecParam)
+        }
+    }
+}

@@ -47,6 +47,11 @@ extension SecAccessControl {
     /// The protection class an add or update may store: an access control with constraints is refused, since they
     /// are not enforced yet and an item must never be stored without the protection it asks for.
     func checkedProtectionClass(alongside attributes: ItemAttributes) throws(EngineError) -> ProtectionClass {
+        // Apple's SecItemAuthDoQuery (SecItem.m), on add and update: constraints never sync.
+        if isConstrained, attributes.bool(.synchronizable) == true {
+            throw EngineError(
+                .param, "item with kSecAttrAccessControl is not synchronizable (kSecAttrSynchronizable is true)")
+        }
         guard !isConstrained else {
             throw EngineError(
                 .unimplemented,

@@ -15,8 +15,8 @@ enum SecItemOperations {
         }
         try request.rejectMatchKeys(in: "SecItemAdd")
         try request.rejectSkippingAuthentication(in: "SecItemAdd")
-        try request.applyAccessControl()
         if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
+        try request.applyAccessControl()
         let keychain = try SecItemKeychain.current()
         // iOS stores a synchronizable item with a ThisDeviceOnly accessibility (its server has no rule against it); it
         // stays on this device.
