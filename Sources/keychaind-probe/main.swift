@@ -177,8 +177,9 @@ func wait(for pid: pid_t) {
 /// are read.
 func stealByExec(_ socket: SeqPacketSocket, _ account: String, _ program: [String]) throws(EngineError) {
     let ballast = "steal-ballast-\(getpid())"
-    let bytes = [UInt8]((0..<(4 << 20)).map { _ in UInt8.random(in: 0...255) })
-    let item = NewItem(itemClass: .genericPassword, attributes: attributes(ballast), data: Data(bytes))
+    // A megabyte is several times what the socket buffers hold.
+    let item = NewItem(
+        itemClass: .genericPassword, attributes: attributes(ballast), data: Data(repeating: 0x5a, count: 1 << 20))
     guard case .item = try Connection.socket(socket).call(.add(item)) else {
         throw EngineError(.internalComponent, "the ballast was not added")
     }
