@@ -54,6 +54,12 @@ let package = Package(
             name: "keychaind",
             dependencies: ["KeychainCore", "CSystem"]
         ),
+        // One operation on a keychaind socket from a real process: the daemon identity tests install copies of it
+        // as registered apps and run them as another user.
+        .executableTarget(
+            name: "keychaind-probe",
+            dependencies: ["KeychainCore"]
+        ),
         .executableTarget(
             name: "keychain-stress",
             dependencies: ["KeychainCore", "Keychain", "FileProtection"]
@@ -64,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["TestSupport", "KeychainCore", "CSQLite"]
+            dependencies: ["TestSupport", "KeychainCore", "CSQLite", "keychaind-probe"]
         ),
         .testTarget(
             name: "KeychainTests",

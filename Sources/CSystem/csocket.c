@@ -23,6 +23,29 @@ int ck_socket_pass_credentials(int socket) {
     return 0;
 }
 
+ssize_t ck_socket_send(int socket, const void *buffer, size_t length) {
+    struct iovec vector = {(void *)buffer, length};
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct ucred))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof control.bytes;
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_CREDENTIALS;
+    header->cmsg_len = CMSG_LEN(sizeof(struct ucred));
+    // The kernel checks each field: our own pid, our real uid, and a group we hold as real, effective or saved.
+    struct ucred credentials = {getpid(), getuid(), getegid()};
+    memcpy(CMSG_DATA(header), &credentials, sizeof credentials);
+    return sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
 ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *truncated, ck_sender *sender) {
     sender->pid = -1;
     sender->uid = -1;

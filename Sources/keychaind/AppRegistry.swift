@@ -19,6 +19,10 @@ struct AppRegistration: Codable, Equatable, Sendable {
     var caller: Caller
     /// Whether a process started without `AT_SECURE` may still have the identity (weaker: see the README).
     var allowsInsecureExecution: Bool
+    /// The group the executable is installed setgid to (`nil` when it is not setgid). Unless the registration
+    /// allows insecure execution, a message is the app's only when it was sent with this group: `AT_SECURE` and
+    /// `/proc/PID/exe` describe the process when the daemon looks, this group the process when it sent.
+    var setgidGroup: UInt32?
 }
 
 /// The registered apps, kept in `apps.json` in the daemon's state directory (0600, written atomically), changed
@@ -71,15 +75,36 @@ final class AppRegistry: Sendable {
         } catch {
             throw EngineError(.param, "the entitlements for \(path): \(error.message)")
         }
+        let setgidGroup = info.st_mode & S_ISGID != 0 ? UInt32(info.st_gid) : nil
+        if !allowsInsecureExecution { try Self.checkSetgidInstall(path, group: setgidGroup) }
         let registration = AppRegistration(
             path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
             sha256: try Self.hex(FileDigest.sha256(ofFileAt: path)), caller: caller,
-            allowsInsecureExecution: allowsInsecureExecution)
+            allowsInsecureExecution: allowsInsecureExecution, setgidGroup: setgidGroup)
         try update { list in
             list.removeAll { $0.path == path || ($0.device == registration.device && $0.inode == registration.inode) }
             list.append(registration)
         }
         return registration
+    }
+
+    /// An app that must start with `AT_SECURE` is installed setgid to a group of its own: not root's group and
+    /// not the daemon's (a process of the app holds that group's rights). Any other install could never match, so
+    /// it is refused here rather than silently.
+    private static func checkSetgidInstall(_ path: String, group: UInt32?) throws(EngineError) {
+        guard let group else {
+            throw EngineError(
+                .param,
+                "the executable \(path) is not installed setgid, so it cannot start with AT_SECURE: install it setgid "
+                    + "to a group of its own (chgrp GROUP \(path); chmod g+s \(path)), or register it with "
+                    + "--allow-insecure-exec")
+        }
+        guard group != 0, group != getegid() else {
+            throw EngineError(
+                .param,
+                "the executable \(path) is setgid to group \(group), which is root's or keychaind's own: install it "
+                    + "setgid to a group of its own")
+        }
     }
 
     /// Removes the registration of `path`; `errSecItemNotFound` when there is none.
@@ -92,14 +117,21 @@ final class AppRegistry: Sendable {
         guard found else { throw EngineError(.itemNotFound, "no app is registered at \(path)") }
     }
 
-    /// The registration a process with these facts is, if any: same file (device, inode and content), not
-    /// traced, and started in secure-execution mode unless the registration allows otherwise.
-    func registration(for facts: ProcessFacts, pid: Int32) -> AppRegistration? {
+    /// The registration a message's sender is, if any: the process runs the same file (device, inode and
+    /// content), is not traced, and — unless the registration allows insecure execution — started in
+    /// secure-execution mode and sent the message with the app's setgid group (`sentGroup`).
+    ///
+    /// The facts are read when the daemon looks, the group was the sender's when it sent: a process that sends
+    /// and then execs the app (the exec race) sent with its own group, and one started under a same-user tracer
+    /// runs the app with `AT_SECURE` but without its group (the kernel drops setgid for it), even once the tracer
+    /// has detached.
+    func registration(for facts: ProcessFacts, pid: Int32, sentGroup: UInt32) -> AppRegistration? {
         let candidates = registrations.withLock { list in
             list.filter { $0.device == facts.device && $0.inode == facts.inode }
         }
         guard let candidate = candidates.first, !facts.isTraced,
-            facts.isSecureExecution || candidate.allowsInsecureExecution,
+            candidate.allowsInsecureExecution
+                || (facts.isSecureExecution && candidate.setgidGroup != nil && candidate.setgidGroup == sentGroup),
             let digest = digest(ofExecutableOf: pid), digest == candidate.sha256
         else { return nil }
         return candidate

@@ -19,7 +19,8 @@ struct Principal: Equatable, Sendable {
     /// The caller of a user's unregistered programs.
     static let unregistered = Caller(applicationIdentifier: unregisteredGroup)
 
-    /// The principal of a message from `sender`: a registered app when its process matches a registration, else
+    /// The principal of a message from `sender`: a registered app when its process matches a registration (and
+    /// the message was sent with the app's setgid group: ``AppRegistry/registration(for:pid:sentGroup:)``), else
     /// the user's unregistered programs; root is entitled to every group of the keychain it reaches.
     ///
     /// `pidfd` (when the kernel attached one) pins the process: the checks read `/proc/PID`, and a process that
@@ -28,7 +29,8 @@ struct Principal: Equatable, Sendable {
         if sender.uid == 0 {
             return Principal(uid: 0, caller: .administrator(defaultGroup: unregisteredGroup), isRoot: true)
         }
-        if let facts = ProcessFacts.read(pid: sender.pid), let app = registry.registration(for: facts, pid: sender.pid),
+        if let facts = ProcessFacts.read(pid: sender.pid),
+            let app = registry.registration(for: facts, pid: sender.pid, sentGroup: sender.gid),
             sender.process?.isRunning ?? (ProcessFacts.read(pid: sender.pid) == facts)
         {
             return Principal(uid: sender.uid, caller: app.caller, isRoot: false)

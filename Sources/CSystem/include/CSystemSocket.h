@@ -22,6 +22,13 @@ typedef struct {
 /// credentials are on (a kernel without SO_PASSPIDFD is not an error), or -1 with errno.
 int ck_socket_pass_credentials(int socket);
 
+/// Sends one packet with this process's credentials attached explicitly: its pid, its real uid and its
+/// *effective* gid (the kernel attaches the real gid when a sender attaches none). The kernel accepts a gid only
+/// if the sender holds it as its real, effective or saved group, so a message that carries a setgid app's group
+/// was sent by a process running with that group — not by one that execs the app after sending. Returns the
+/// bytes sent, or -1 with errno (MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE).
+ssize_t ck_socket_send(int socket, const void *buffer, size_t length);
+
 /// Receives one packet into `buffer` (at most `capacity` bytes) with its sender, close-on-exec for any received
 /// descriptor. Returns the packet's length (0: the peer closed), or -1 with errno. `*truncated` is 1 when the
 /// packet was longer than `capacity` (its rest is lost). Descriptors other than the pidfd are closed.

@@ -9,8 +9,10 @@ import Foundation
 package struct MessageSender: Sendable, Equatable {
     /// The sending process (its thread group) when it sent.
     package var pid: Int32
-    /// Its real user and group.
+    /// Its real user.
     package var uid: UInt32
+    /// The group it sent with: its effective group when it sends through ``SeqPacketSocket`` (the kernel accepts
+    /// only the sender's real, effective or saved group; a sender that attaches none gets its real group).
     package var gid: UInt32
     /// A pidfd of the sending process, when the kernel attached one: it keeps referring to that very process, so
     /// checks made through `/proc/PID` can be confirmed not to have raced with the pid's reuse.
@@ -140,7 +142,8 @@ package final class SeqPacketSocket: @unchecked Sendable {
             packet.removeAll(keepingCapacity: true)
             packet.append(end == message.count ? 0 : 1)
             packet.append(contentsOf: message[offset..<end])
-            let sent = packet.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // Each packet carries the sender's effective group: keychaind binds a setgid app's identity to it.
+            let sent = packet.withUnsafeBytes { ck_socket_send(descriptor, $0.baseAddress, $0.count) }
             if sent < 0 {
                 if errno == EINTR { continue }
                 throw Self.failure("cannot send to keychaind", code: .notAvailable)

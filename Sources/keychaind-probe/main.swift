@@ -1,0 +1,295 @@
+// keychaind-probe: one operation on a keychaind socket, as an ordinary program of the user who runs it — the
+// daemon, not the probe, decides who is calling. The identity tests install copies of it as registered apps
+// (setgid, or not), run them as a test user, trace them, preload code into them and hand their connections on.
+//
+//     keychaind-probe SOCKET|fd:N COMMAND [ARGUMENT…]
+//       describe                      who the daemon says is calling (and this process's AT_SECURE and tracer)
+//       add ACCOUNT SECRET [GROUP]    adds a generic password (service "probe"), to GROUP when given
+//       add-large ACCOUNT BYTES       adds a generic password of BYTES random bytes
+//       register PATH ENTITLEMENTS [--allow-insecure-exec]
+//                                     registers an app (root only)
+//       get ACCOUNT [GROUP]           reads a generic password's secret, searching GROUP when given
+//       get-as-user UID ACCOUNT       the same on another user's keychain (the envelope names UID)
+//       exec-then PROGRAM ARG…        keeps the connection and execs PROGRAM fd:N ARG… in its place
+//       spawn-then PROGRAM ARG…       a child PROGRAM fd:N ARG… shares the connection; then describe again
+//       send-then-exec ACCOUNT PROGRAM ARG…
+//                                     sends a get of ACCOUNT and, before any reply, execs PROGRAM ARG…
+//       steal-by-exec ACCOUNT PROGRAM ARG…
+//                                     the exec race: a child sends a get of ACCOUNT on this connection, then
+//                                     execs PROGRAM ARG… (a registered app); this process reads the reply
+//     keychaind-probe - sleep SECONDS  says so on one line, then sleeps (an app that stays put)
+//     keychaind-probe - read-file PATH reads a file (the tests' check that a user cannot read their keychain)
+//
+// `fd:N` is a connection inherited from `exec-then` or `spawn-then`, past its handshake. Every outcome is one JSON
+// line on standard output: {"status": <OSStatus, 0 on success>, …}. Exit status 0 unless the arguments are
+// malformed (then 2).
+
+import Foundation
+import KeychainCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A probe's outcome, printed as one JSON line (written at once, so lines of a parent and its child stay whole).
+func emit(_ fields: [String: Any]) {
+    guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+func emit(_ error: EngineError) {
+    emit(["status": Int(error.status), "message": error.message])
+}
+
+func usage(_ why: String) -> Never {
+    FileHandle.standardError.write(Data("keychaind-probe: \(why) (see the comment at the top of main.swift)\n".utf8))
+    exit(2)
+}
+
+/// A connection to the daemon: a ``DaemonClient`` on a socket path, or a raw connection kept from a parent.
+enum Connection {
+    case client(DaemonClient)
+    case socket(SeqPacketSocket)
+
+    /// A connection of this process's own on `path`, past its handshake, that can be handed on.
+    static func raw(_ path: String) throws(EngineError) -> SeqPacketSocket {
+        let socket = try SeqPacketSocket.connect(to: path)
+        let reply = try exchange(.hello(version: DaemonCoding.version), on: socket)
+        guard case .welcome = reply else { throw EngineError(.internalComponent, "no welcome: \(reply)") }
+        return socket
+    }
+
+    /// One request and its reply.
+    func call(_ request: DaemonRequest, user: UInt32? = nil) throws(EngineError) -> DaemonReply {
+        switch self {
+        case .client(let client):
+            return try (user.map { DaemonClient(socketPath: client.socketPath, user: $0) } ?? client).send(request)
+        case .socket(let socket):
+            let reply = try Self.exchange(request, user: user, on: socket)
+            if case .failure(let error) = reply { throw error }
+            return reply
+        }
+    }
+
+    static func exchange(
+        _ request: DaemonRequest, user: UInt32? = nil, on socket: SeqPacketSocket
+    ) throws(EngineError) -> DaemonReply {
+        try socket.send(DaemonCoding.encode(DaemonEnvelope(user: user, request: request)))
+        return try receive(on: socket)
+    }
+
+    static func receive(on socket: SeqPacketSocket) throws(EngineError) -> DaemonReply {
+        guard let received = try socket.receive() else {
+            throw EngineError(.notAvailable, "the daemon closed the connection")
+        }
+        return try DaemonCoding.decode(DaemonReply.self, from: received.message)
+    }
+}
+
+func attributes(_ account: String) -> ItemAttributes {
+    [.account: .string(account), .service: .string("probe")]
+}
+
+func getRequest(_ account: String, group: String?) -> DaemonRequest {
+    var query = attributes(account)
+    if let group { query[.accessGroup] = .string(group) }
+    return .copyMatching(ItemQuery(itemClass: .genericPassword, attributes: query, returning: .data))
+}
+
+/// Prints a get's reply: the secret, or the status.
+func emitSecret(_ reply: DaemonReply) {
+    switch reply {
+    case .items(let items) where !items.isEmpty:
+        emit(["status": 0, "secret": String(decoding: items[0].data ?? Data(), as: UTF8.self)])
+    case .failure(let error): emit(error)
+    default: emit(["status": Int(EngineError.Code.internalComponent.rawValue), "message": "unexpected \(reply)"])
+    }
+}
+
+/// `AT_SECURE` as the kernel gave it to this process. Glibc's module does not export getauxval, and a secure
+/// process may not read its own `/proc/self/auxv`, so the function is looked up by name.
+func isSecureExecution() -> Bool {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getauxval") else { return false }
+    let getauxval = unsafeBitCast(symbol, to: (@convention(c) (UInt) -> UInt).self)
+    return getauxval(23) != 0  // AT_SECURE
+}
+
+/// This process's own view of how it was started: `AT_SECURE`, and whether something traces it.
+func selfFacts() -> [String: Any] {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let tracer = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") }
+        .map { $0.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces) }
+    return [
+        "secure": isSecureExecution(), "traced": tracer.map { $0 != "0" } ?? false,
+        "pid": Int(getpid()), "egid": Int(getegid()),
+    ]
+}
+
+func describe(_ connection: Connection) throws(EngineError) {
+    guard case .description(let seen) = try connection.call(.describe) else {
+        throw EngineError(.internalComponent, "describe answered with another reply")
+    }
+    emit(
+        selfFacts().merging([
+            "status": 0, "uid": Int(seen.uid), "applicationIdentifier": seen.applicationIdentifier,
+            "accessGroups": seen.accessGroups, "registered": seen.isRegisteredApp,
+        ]) { $1 })
+}
+
+/// The connection's descriptor made inheritable, and the argument vector that names it to the program.
+func handOn(_ socket: SeqPacketSocket, _ program: String, _ arguments: [String]) -> [String] {
+    _ = fcntl(socket.descriptor, F_SETFD, 0)
+    return [program, "fd:\(socket.descriptor)"] + arguments
+}
+
+/// A C argument vector (or environment) for exec and spawn; it lives until the process execs or exits.
+func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] {
+    strings.map { strdup($0) } + [nil]
+}
+
+func execute(_ arguments: [String]) -> Never {
+    let vector = cStrings(arguments)
+    execv(arguments[0], vector)
+    usage("cannot exec \(arguments[0]): \(String(cString: strerror(errno)))")
+}
+
+/// Starts `arguments` as a child (standard output `output` when given); its pid.
+func spawn(_ arguments: [String], output: Int32? = nil) -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if let output { posix_spawn_file_actions_adddup2(&actions, output, 1) }
+    var pid: pid_t = 0
+    let vector = cStrings(arguments)
+    let spawned = posix_spawn(&pid, arguments[0], &actions, nil, vector, environ)
+    guard spawned == 0 else { usage("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
+    return pid
+}
+
+func wait(for pid: pid_t) {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+}
+
+/// The exec race: the message of a process that was not yet the registered app, checked by the daemon once it
+/// is. A large reply keeps the daemon's thread for this connection busy sending (this process does not read it
+/// yet), so the child's message waits in the socket until the child has surely become the app; then both replies
+/// are read.
+func stealByExec(_ socket: SeqPacketSocket, _ account: String, _ program: [String]) throws(EngineError) {
+    let ballast = "steal-ballast-\(getpid())"
+    // A megabyte is several times what the socket buffers hold.
+    let item = NewItem(
+        itemClass: .genericPassword, attributes: attributes(ballast), data: Data(repeating: 0x5a, count: 1 << 20))
+    guard case .item = try Connection.socket(socket).call(.add(item)) else {
+        throw EngineError(.internalComponent, "the ballast was not added")
+    }
+    try socket.send(DaemonCoding.encode(DaemonEnvelope(request: getRequest(ballast, group: nil))))
+    var pipe: [Int32] = [0, 0]
+    guard Glibc.pipe(&pipe) == 0 else { throw EngineError(.ioError, "no pipe") }
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let child = spawn(handOn(socket, me, ["send-then-exec", account] + program), output: pipe[1])
+    close(pipe[1])
+    defer {
+        kill(child, SIGKILL)
+        wait(for: child)
+    }
+    // The app prints a line once it runs: the child's message was sent before, and is still unread.
+    var byte: UInt8 = 0
+    guard read(pipe[0], &byte, 1) == 1 else { throw EngineError(.internalComponent, "the child never ran the app") }
+    guard case .items = try Connection.receive(on: socket) else {
+        throw EngineError(.internalComponent, "the ballast was not read back")
+    }
+    emitSecret(try Connection.receive(on: socket))
+}
+
+func readFile(_ path: String) {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else {
+        let code = errno
+        emit(["status": Int(EngineError.Code.writePermission.rawValue), "errno": Int(code), "message": "\(path)"])
+        return
+    }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let count = read(descriptor, &buffer, buffer.count)
+    close(descriptor)
+    emit(["status": 0, "bytes": count])
+}
+
+func run(_ arguments: [String]) throws(EngineError) {
+    guard arguments.count >= 2 else { usage("no socket and command") }
+    let target = arguments[0]
+    let command = arguments[1]
+    let rest = Array(arguments.dropFirst(2))
+    switch (command, rest.count) {
+    case ("sleep", 1):
+        emit(["status": 0, "sleeping": true])
+        sleep(UInt32(rest[0]) ?? 5)
+        return
+    case ("read-file", 1):
+        return readFile(rest[0])
+    default: break
+    }
+    let connection: Connection
+    if target.hasPrefix("fd:"), let descriptor = Int32(target.dropFirst(3)) {
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        connection = .socket(SeqPacketSocket(descriptor: descriptor))
+    } else if command.hasSuffix("-then") || command == "steal-by-exec" {
+        connection = .socket(try Connection.raw(target))
+    } else {
+        connection = .client(DaemonClient(socketPath: target))
+    }
+    switch (command, rest.count) {
+    case ("describe", 0):
+        try describe(connection)
+    case ("add", 2...3):
+        var attributes = attributes(rest[0])
+        if rest.count == 3 { attributes[.accessGroup] = .string(rest[2]) }
+        let item = NewItem(itemClass: .genericPassword, attributes: attributes, data: Data(rest[1].utf8))
+        _ = try connection.call(.add(item))
+        emit(["status": 0, "added": rest[0]])
+    case ("add-large", 2):
+        guard let count = Int(rest[1]), count > 0 else { usage("add-large needs a byte count, not \(rest[1])") }
+        let bytes = [UInt8]((0..<count).map { _ in UInt8.random(in: 0...255) })
+        let item = NewItem(itemClass: .genericPassword, attributes: attributes(rest[0]), data: Data(bytes))
+        _ = try connection.call(.add(item))
+        emit(["status": 0, "added": rest[0]])
+    case ("register", 2...3):
+        guard let entitlements = FileManager.default.contents(atPath: rest[1]) else {
+            usage("cannot read the entitlements \(rest[1])")
+        }
+        let insecure = rest.count == 3 && rest[2] == "--allow-insecure-exec"
+        _ = try connection.call(
+            .registerApp(path: rest[0], entitlements: entitlements, allowsInsecureExecution: insecure))
+        emit(["status": 0, "registered": rest[0]])
+    case ("get", 1...2):
+        emitSecret(try connection.call(getRequest(rest[0], group: rest.count == 2 ? rest[1] : nil)))
+    case ("get-as-user", 2):
+        guard let uid = UInt32(rest[0]) else { usage("get-as-user needs a uid, not \(rest[0])") }
+        emitSecret(try connection.call(getRequest(rest[1], group: nil), user: uid))
+    case ("exec-then", 1...):
+        guard case .socket(let socket) = connection else { usage("exec-then needs its own connection") }
+        try describe(connection)
+        execute(handOn(socket, rest[0], Array(rest.dropFirst())))
+    case ("spawn-then", 1...):
+        guard case .socket(let socket) = connection else { usage("spawn-then needs its own connection") }
+        try describe(connection)
+        wait(for: spawn(handOn(socket, rest[0], Array(rest.dropFirst()))))
+        try describe(connection)
+    case ("send-then-exec", 2...):
+        guard case .socket(let socket) = connection else { usage("send-then-exec needs an inherited connection") }
+        try socket.send(DaemonCoding.encode(DaemonEnvelope(request: getRequest(rest[0], group: nil))))
+        execute(Array(rest.dropFirst()))
+    case ("steal-by-exec", 2...):
+        guard case .socket(let socket) = connection else { usage("steal-by-exec needs its own connection") }
+        try stealByExec(socket, rest[0], Array(rest.dropFirst()))
+    default:
+        usage("unknown command or wrong number of arguments: \(command) \(rest.joined(separator: " "))")
+    }
+}
+
+do throws(EngineError) {
+    try run(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    emit(error)
+}
+exit(0)
