@@ -3,7 +3,8 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench cli install uninstall soak files-soak docs fuzz-security fuzz-files clean
+.PHONY: bootstrap build test lint demo bench cli install uninstall soak files-soak docs fuzz-security fuzz-files fuzz-daemon \
+	clean
 
 # Release builds are fully static executables: a `security` command then takes about 2.5 ms instead of 8 (no
 # dynamic loader, no shared-library relocations). Every release product is built with the same flags, so switching
@@ -33,6 +34,7 @@ demo: bootstrap
 bench: bootstrap
 	$(SWIFT) build $(RELEASE) --product keychain-bench
 	$(SWIFT) build $(RELEASE) --product security
+	$(SWIFT) build $(RELEASE) --product keychaind
 	$$($(SWIFT) build $(RELEASE) --show-bin-path)/keychain-bench $(BENCH_ARGS)
 
 # The release `security` command; prints where it is (copy it anywhere on your PATH).
@@ -128,6 +130,15 @@ fuzz-security: bootstrap
 	mkdir -p fuzz-corpus/security
 	$$($(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --show-bin-path)/security-fuzz \
 		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-corpus/security- fuzz-corpus/security
+
+# libFuzzer on keychaind's wire (KeychainCore's Daemon/): the message decoder, decoded requests carried out on an
+# in-memory engine, and packet reassembly over a socket pair, for FUZZ_SECONDS (default 10 minutes). The fuzzer
+# seeds an empty corpus with a valid message of every kind; the corpus lives in fuzz-corpus/ (not in git).
+fuzz-daemon: bootstrap
+	$(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --product daemon-fuzz
+	mkdir -p fuzz-corpus/daemon
+	$$($(SWIFT) build --sanitize=fuzzer --scratch-path .build/fuzz --show-bin-path)/daemon-fuzz \
+		-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-corpus/daemon- fuzz-corpus/daemon
 
 clean:
 	rm -rf .build

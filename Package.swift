@@ -47,6 +47,10 @@ let package = Package(
             dependencies: ["FileProtection", "KeychainCore"]
         ),
         .executableTarget(
+            name: "daemon-fuzz",
+            dependencies: ["KeychainCore"]
+        ),
+        .executableTarget(
             name: "security-tool",
             dependencies: ["Keychain", "FileProtection", "KeychainCore", "CSystem"]
         ),

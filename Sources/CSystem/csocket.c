@@ -94,7 +94,8 @@ ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *trunca
         }
     }
     if (message.msg_flags & MSG_CTRUNC) {
-        // Control data was cut: the credentials cannot be trusted to be complete.
+        // Control data was cut (more descriptors than fit): the credentials cannot be trusted to be complete.
+        *truncated |= 2;
         sender->pid = -1;
         sender->uid = -1;
         sender->gid = -1;

@@ -13,28 +13,47 @@ enum CLIBench {
 
     /// The median wall time of one run in milliseconds, or `nil` when no `security` is built beside the bench.
     static func medianFindMilliseconds() throws -> Double? {
-        let me =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let tool = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("security").path
-        guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+        guard let tool else { return nil }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let keychain = directory.appendingPathComponent("cli-bench").path
         try run(tool, ["create-keychain", "-p", "", keychain])
         try run(tool, ["add-generic-password", "-a", "bench", "-s", "cli-bench", "-w", "bench secret", keychain])
-        let find = ["find-generic-password", "-a", "bench", "-s", "cli-bench", "-w", keychain]
-        try run(tool, find)  // the first run reads the binary into the page cache
+        return try medianMilliseconds(
+            tool, ["find-generic-password", "-a", "bench", "-s", "cli-bench", "-w", keychain])
+    }
+
+    /// The release `security` beside this bench, if it is built.
+    static var tool: String? {
+        let tool = builtBeside("security")
+        return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil
+    }
+
+    /// The path of the executable `name` in this bench's own directory.
+    static func builtBeside(_ name: String) -> String {
+        let me =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    /// The median wall time in milliseconds of ``runs`` runs of the tool with `arguments` (after one untimed run,
+    /// which reads the binary into the page cache). `environment` replaces the bench's own when given.
+    static func medianMilliseconds(_ tool: String, _ arguments: [String], environment: [String]? = nil) throws
+        -> Double
+    {
+        try run(tool, arguments, environment: environment)
         var timings: [Double] = []
         for _ in 0..<runs {
             let start = DispatchTime.now().uptimeNanoseconds
-            try run(tool, find)
+            try run(tool, arguments, environment: environment)
             timings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         return timings.sorted()[runs / 2]
     }
 
     /// Spawns the tool with standard output to `/dev/null` and waits for it; throws unless it exits with 0.
-    private static func run(_ tool: String, _ arguments: [String]) throws {
+    /// `environment` (`NAME=value` strings) replaces the bench's own when given.
+    static func run(_ tool: String, _ arguments: [String], environment: [String]? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -42,7 +61,16 @@ enum CLIBench {
         let argv = ([tool] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        var environmentStrings: [UnsafeMutablePointer<CChar>?] = []
+        for variable in environment ?? [] { environmentStrings.append(strdup(variable)) }
+        environmentStrings.append(nil)
+        defer { environmentStrings.forEach { free($0) } }
+        let spawned: Int32
+        if environment != nil {
+            spawned = posix_spawn(&pid, tool, &actions, nil, argv, environmentStrings)
+        } else {
+            spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        }
         guard spawned == 0 else {
             throw CLIBenchError(message: "cannot start \(tool): \(String(cString: strerror(spawned)))")
         }

@@ -10,7 +10,8 @@ final class EngineStore: BenchStore {
         engine = try Engine(storage: .directory(directory.appendingPathComponent("keychain")))
     }
 
-    private func newItem(_ entry: BenchEntry) -> NewItem {
+    /// The workload's item for an entry (the daemon's bench adds the same).
+    static func newItem(_ entry: BenchEntry) -> NewItem {
         NewItem(
             itemClass: .genericPassword,
             attributes: [
@@ -19,28 +20,30 @@ final class EngineStore: BenchStore {
             data: entry.secret)
     }
 
-    private func query(service: String, account: String, returning: ReturnOptions = []) -> ItemQuery {
+    /// The workload's query for one item (the daemon's bench finds the same way).
+    static func query(service: String, account: String, returning: ReturnOptions = []) -> ItemQuery {
         ItemQuery(
             itemClass: .genericPassword, attributes: [.service: .string(service), .account: .string(account)],
             returning: returning)
     }
 
     func add(_ entry: BenchEntry) throws {
-        try engine.add(newItem(entry), for: caller)
+        try engine.add(Self.newItem(entry), for: caller)
     }
 
     func find(service: String, account: String, withData: Bool) throws -> Data? {
         let items = try engine.copyMatching(
-            query(service: service, account: account, returning: withData ? .data : .attributes), for: caller)
+            Self.query(service: service, account: account, returning: withData ? .data : .attributes), for: caller)
         return withData ? items.first?.data : items.first.map { Data($0.attributes.string(.label)?.utf8 ?? "".utf8) }
     }
 
     func update(service: String, account: String, secret: Data) throws {
-        _ = try engine.update(query(service: service, account: account), with: ItemChanges(data: secret), for: caller)
+        _ = try engine.update(
+            Self.query(service: service, account: account), with: ItemChanges(data: secret), for: caller)
     }
 
     func delete(service: String, account: String) throws {
-        _ = try engine.delete(query(service: service, account: account), for: caller)
+        _ = try engine.delete(Self.query(service: service, account: account), for: caller)
     }
 
     func batchAdd(_ indices: Range<Int>, recorder: inout LatencyRecorder) throws {
@@ -48,7 +51,7 @@ final class EngineStore: BenchStore {
         let start = DispatchTime.now().uptimeNanoseconds
         try engine.batch(for: caller) { batch throws(EngineError) in
             for index in indices {
-                let item = newItem(BenchEntry(index, prefix: "batch"))
+                let item = Self.newItem(BenchEntry(index, prefix: "batch"))
                 let itemStart = DispatchTime.now().uptimeNanoseconds
                 try batch.add(item)
                 let elapsed = DispatchTime.now().uptimeNanoseconds - itemStart

@@ -35,8 +35,10 @@ struct ReportTable {
             }
         }
         lines.append(contentsOf: fileLines)
+        lines.append(contentsOf: daemonLines)
         lines.append("")
         lines.append(contentsOf: targets)
+        lines.append(contentsOf: daemonTargets)
         return lines.joined(separator: "\n")
     }
 
@@ -87,6 +89,67 @@ struct ReportTable {
             lines.append(
                 "  file \(name) at least 70% of the secretstream floor: \(format(row.ratio * 100, 0))% — "
                     + check(row.ratio >= 0.7))
+        }
+        return lines
+    }
+
+    /// keychaind's rows: each beside what it is compared with (the embedded engine for find, the one-writer floor
+    /// for durable add).
+    private var daemonLines: [String] {
+        guard let daemon = report.daemon else { return [] }
+        let widths = [26, 12, 12, 12, 12]
+        func row(_ name: String, _ figures: Figures) -> String {
+            let cells = [name, format(figures.p50_us), format(figures.p99_us), format(figures.ops_per_s, 0)]
+            return zip(cells, widths).map { pad($0, $1) }.joined(separator: " ")
+        }
+        return [
+            "",
+            "keychaind, \(daemon.items) items (8 clients: 8 threads, a connection each; ops/s of all together)",
+            zip(["phase", "p50 µs", "p99 µs", "ops/s"], widths).map { pad($0, $1) }.joined(separator: " "),
+            row("find, embedded", daemon.find_one_client.floor),
+            row("find, daemon, 1 client", daemon.find_one_client.ours),
+            row("find, daemon, 8 clients", daemon.find_eight_clients),
+            row("durable add, floor 1 writer", daemon.add_one_client.floor),
+            row("durable add, daemon 1", daemon.add_one_client.ours),
+            row("durable add, daemon 8", daemon.add_eight_clients.ours),
+        ]
+    }
+
+    /// keychaind's targets and ratios.
+    private var daemonTargets: [String] {
+        guard let daemon = report.daemon else {
+            return ["  keychaind: not measured (no release `keychaind` beside the bench, or --no-daemon)"]
+        }
+        func check(_ ok: Bool) -> String { ok ? "met" : "MISSED" }
+        let find = daemon.find_one_client
+        let embeddedRate = find.floor.ops_per_s
+        let findEight = daemon.find_eight_clients
+        let addEight = daemon.add_eight_clients
+        let addRatio = addEight.floor.ops_per_s > 0 ? addEight.ours.ops_per_s / addEight.floor.ops_per_s : 0
+        let addOne = daemon.add_one_client
+        let addOneRatio = addOne.floor.ops_per_s > 0 ? addOne.ours.ops_per_s / addOne.floor.ops_per_s : 0
+        let findPerClient: Double = findEight.ops_per_s / max(find.ours.ops_per_s, 1)
+        let findPerEmbedded: Double = findEight.ops_per_s / max(embeddedRate, 1)
+        var lines: [String] = []
+        lines.append("  find through keychaind, 1 client: p50 \(format(find.p50Ratio, 2))× embedded find's")
+        let findEightText: String = "  find through keychaind, 8 clients together: \(format(findPerClient, 2))× "
+        lines.append(findEightText + "1 client's throughput, \(format(findPerEmbedded, 2))× embedded find's")
+        lines.append(
+            "  durable add through keychaind, 1 client: \(format(addOneRatio, 2))× the one-writer floor's throughput")
+        let addMet: String = check(addRatio >= 4)
+        let addEightText: String = "  durable add through keychaind, 8 clients together: \(format(addRatio, 2))× "
+        lines.append(addEightText + "the one-writer floor's throughput (≥ 4) — \(addMet)")
+        if let cli = daemon.cli_find_ms {
+            let met: String = check(cli <= 2.5)
+            let text: String = "  security find-generic-password -w through keychaind, whole process: "
+            lines.append(text + "\(format(cli, 2)) ms (≤ 2.5) — \(met)")
+        }
+        if let cli = daemon.cli_find_passcode_ms {
+            let met: String = check(cli <= 2.5)
+            lines.append("  … on a keychain with a passcode unlocked earlier: \(format(cli, 2)) ms (≤ 2.5) — \(met)")
+        }
+        if let note = daemon.cli_note {
+            lines.append("  security find-generic-password -w through keychaind: \(note)")
         }
         return lines
     }

@@ -1,7 +1,8 @@
 // keychain-bench: the engine beside a plain-SQLite floor, in one process, at 1k, 10k and 100k items; protected
-// files beside the raw secretstream floor (FileProtectionBench.swift).
+// files beside the raw secretstream floor (FileProtectionBench.swift); keychaind beside the embedded engine and the
+// floor (DaemonBench.swift), when the release keychaind is built beside the bench.
 //
-//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256]
+//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon]
 import Foundation
 import KeychainCore
 
@@ -16,6 +17,8 @@ struct Report: Codable {
     var file_directory: String?
     var file_protect: FileProtectionBench.Throughput?
     var file_unprotect: FileProtectionBench.Throughput?
+    /// keychaind beside the embedded engine and the floor (absent when no `keychaind` is built or `--no-daemon`).
+    var daemon: DaemonBench.Report?
 }
 
 func temporaryDirectory() throws -> URL {
@@ -42,6 +45,7 @@ func measureUnlock() throws -> Double {
 var json = false
 var sizes = [1000, 10_000, 100_000]
 var fileMegabytes = 256
+var measuresDaemon = true
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -51,9 +55,10 @@ while let argument = arguments.popFirst() {
         sizes = list.split(separator: ",").compactMap { Int($0) }
     case "--file-mib":
         fileMegabytes = arguments.popFirst().flatMap { Int($0) } ?? fileMegabytes
+    case "--no-daemon": measuresDaemon = false
     default:
         FileHandle.standardError.write(
-            Data("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256]\n".utf8))
+            Data("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon]\n".utf8))
         exit(2)
     }
 }
@@ -80,6 +85,11 @@ do {
         report.file_directory = files.directory
         report.file_protect = files.protect
         report.file_unprotect = files.unprotect
+    }
+    if measuresDaemon {
+        let items = min(10_000, sizes.max() ?? 10_000)
+        if !json { FileHandle.standardError.write(Data("running keychaind with \(items) items…\n".utf8)) }
+        report.daemon = try DaemonBench.run(items: max(1, items), seed: UInt64.random(in: 1...UInt64.max))
     }
     if json {
         let encoder = JSONEncoder()

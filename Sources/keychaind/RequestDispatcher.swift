@@ -52,45 +52,8 @@ struct RequestDispatcher: Sendable {
         case .delete(let query): return try grouped(.delete(query), envelope, principal)
         default:
             let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
-            return try Self.carryOut(envelope.request, on: engine, for: caller)
+            return envelope.request.carriedOut(on: engine, for: caller)
         }
-    }
-
-    /// The backend requirements, one to one.
-    private static func carryOut(
-        _ request: DaemonRequest, on engine: Engine, for caller: Caller
-    ) throws(EngineError) -> DaemonReply {
-        switch request {
-        case .add(let item): return .item(try engine.add(item, for: caller))
-        case .addBatch(let items): return .items(try engine.add(items, for: caller))
-        case .addOrUpdate(let item): return .item(try engine.addOrUpdate(item, for: caller))
-        case .copyMatching(let query): return .items(try engine.copyMatching(query, for: caller))
-        case .update(let query, let changes): return .count(try engine.update(query, with: changes, for: caller))
-        case .delete(let query): return .count(try engine.delete(query, for: caller))
-        case .keybagStatus: return .keybagStatus(try engine.keybagStatus())
-        case .unlock(let passcode): try engine.unlock(passcode: passcode)
-        case .lock: engine.lock()
-        case .setPasscode(let passcode, let current): try engine.setPasscode(passcode, current: current)
-        case .removePasscode(let current): try engine.removePasscode(current: current)
-        case .setEraseAfter(let failures): try engine.setEraseAfter(failures: failures)
-        case .canOpenFiles(let fileClass): return .bool(engine.canOpenFiles(of: fileClass))
-        case .wrapFileKey(let bytes, let fileClass, let context):
-            let key = try SecretKey(copying: bytes)
-            return .data(try engine.wrapFileKey(key, for: fileClass, context: context))
-        case .unwrapFileKey(let wrapped, let fileClass, let context):
-            let key = try engine.unwrapFileKey(wrapped, for: fileClass, context: context)
-            return .data(key.withUnsafeBytes { Data($0) })
-        case .fileHeaderTag(let header): return .data(try engine.fileHeaderTag(for: header))
-        case .isValidFileHeaderTag(let tag, let header):
-            return .bool(try engine.isValidFileHeaderTag(tag, for: header))
-        case .verify: return .report(try engine.verify())
-        case .changes(let since, let limit):
-            return .changes(try engine.changes(since: since, for: caller, limit: limit))
-        case .latestChangeSequence: return .sequence(try engine.latestChangeSequence())
-        case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe:
-            throw EngineError(.param, "\(request) is not a keychain request")
-        }
-        return .done
     }
 
     /// A durable write, committed together with the others that reach the same keychain at the same time.

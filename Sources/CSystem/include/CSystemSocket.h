@@ -30,8 +30,9 @@ int ck_socket_pass_credentials(int socket);
 ssize_t ck_socket_send(int socket, const void *buffer, size_t length);
 
 /// Receives one packet into `buffer` (at most `capacity` bytes) with its sender, close-on-exec for any received
-/// descriptor. Returns the packet's length (0: the peer closed), or -1 with errno. `*truncated` is 1 when the
-/// packet was longer than `capacity` (its rest is lost). Descriptors other than the pidfd are closed.
+/// descriptor. Returns the packet's length (0: the peer closed), or -1 with errno. `*truncated` has bit 1 set when
+/// the packet was longer than `capacity` (its rest is lost), bit 2 when its control data was (the sender attached
+/// descriptors; the credentials are then left out). Descriptors other than the pidfd are closed.
 ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *truncated, ck_sender *sender);
 
 /// The connected peer's credentials at connect time (SO_PEERCRED). Returns 0 or -1 with errno.

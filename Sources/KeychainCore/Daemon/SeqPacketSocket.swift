@@ -153,8 +153,9 @@ package final class SeqPacketSocket: @unchecked Sendable {
     }
 
     /// Receives one whole message and its sender (`nil` when credentials are off), or `nil` when the peer closed.
-    /// A message over the limit, a cut packet or packets from different senders are refused (`errSecParam`); the
-    /// connection should then be closed.
+    /// A message over the limit, a cut packet, a packet with more descriptors attached than fit beside the
+    /// credentials, or packets from different senders are refused (`errSecParam`); the connection should then be
+    /// closed.
     package func receive() throws(EngineError) -> (message: [UInt8], sender: MessageSender?)? {
         var message: [UInt8] = []
         var sender: MessageSender?
@@ -172,8 +173,14 @@ package final class SeqPacketSocket: @unchecked Sendable {
                 if first { return nil }
                 throw EngineError(.param, "the connection closed in the middle of a message")
             }
-            guard truncated == 0 else {
+            guard truncated & 1 == 0 else {
                 throw EngineError(.param, "a keychaind packet is longer than the protocol allows")
+            }
+            // Without this, the packet would arrive without its sender: refused later as uncredentialed, or, within
+            // a message, as coming from another process.
+            guard truncated & 2 == 0 else {
+                throw EngineError(
+                    .param, "a keychaind packet came with descriptors attached, which the protocol refuses")
             }
             let packetSender =
                 attached.pid >= 0 && attached.uid >= 0

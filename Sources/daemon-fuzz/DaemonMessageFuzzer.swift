@@ -1,0 +1,412 @@
+// daemon-fuzz: a libFuzzer target for keychaind's wire (`make fuzz-daemon`).
+//
+// Each input is one of three kinds, chosen by its first byte:
+//
+// - raw: the rest of the input as one message, decoded as a request (`DaemonEnvelope`) and as a reply
+//   (`DaemonReply`).
+// - edited: one of a set of valid messages (every request and every reply, with real items, statuses, reports
+//   and change pages from an in-memory engine) with up to 6 input-chosen edits: JSON tokens put in, bytes flipped,
+//   cut, deleted or repeated.
+// - packets: up to 8 raw packets (an input-chosen flag byte, a length up to past the protocol's packet size, stray
+//   descriptors attached) sent over a `SOCK_SEQPACKET` socket pair and read back by `SeqPacketSocket.receive`,
+//   after one whole message sent by `SeqPacketSocket.send` and received back unchanged.
+//
+// What must hold, or the harness traps (that trap is the finding): a decode either succeeds, and the value
+// encodes and decodes to itself, or fails with errSecParam and a message; a decoded request that is a keychain
+// request is carried out on a fresh in-memory engine as root's daemon would, and answers with a reply that encodes;
+// reassembly returns exactly the messages a model of the packet protocol predicts, refuses the rest with the
+// predicted kind of error, names the sending process, and leaks no descriptor.
+//
+// With `--sanitize=fuzzer` libFuzzer supplies `main` (so the target has no main.swift). `LLVMFuzzerInitialize`
+// writes the valid messages as seeds into an empty corpus directory, so a first run starts from them.
+
+import Foundation
+import KeychainCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads the fuzzer's bytes as a stream of choices; once they run out every choice is zero.
+private struct Choices {
+    let bytes: [UInt8]
+    var position = 0
+
+    mutating func next() -> Int {
+        guard position < bytes.count else { return 0 }
+        defer { position += 1 }
+        return Int(bytes[position])
+    }
+
+    mutating func next16() -> Int { next() | next() << 8 }
+
+    mutating func bytes(upTo limit: Int) -> [UInt8] {
+        (0..<(next() % (limit + 1))).map { _ in UInt8(truncatingIfNeeded: next()) }
+    }
+
+    var rest: [UInt8] { Array(bytes[min(position, bytes.count)...]) }
+}
+
+/// The caller the daemon's root principal acts as when an envelope names none.
+private let benchCaller = Caller(applicationIdentifier: "TEAM.fuzz", accessGroups: ["TEAM.fuzz", "group.shared"])
+
+/// Every request and every reply, encoded: the valid messages the edits start from and the seeds.
+private let samples: [[UInt8]] = makeSamples()
+
+private func makeSamples() -> [[UInt8]] {
+    do {
+        let engine = try Engine(storage: .inMemory, options: EngineOptions(passcodeCost: .minimum))
+        let newItem = NewItem(
+            itemClass: .genericPassword,
+            attributes: [
+                .service: .string("svc"), .account: .string("acct"), .label: .string("Label"),
+                .creator: .integer(0x6162_6364), .accessible: .string("ak"),
+            ],
+            data: Data("secret".utf8))
+        let item = try engine.add(newItem, for: benchCaller)
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.service: .string("svc")], synchronizable: .any,
+            persistentReference: item.persistentReference, limit: .upTo(3), returning: [.data, .attributes],
+            caseInsensitive: true)
+        let changes = ItemChanges(attributes: [.comment: .string("c")], data: Data("new".utf8))
+        let found = try engine.copyMatching(query, for: benchCaller)
+        let status = try engine.keybagStatus()
+        let report = try engine.verify()
+        let batch = try engine.changes(since: 0, for: benchCaller, limit: 10)
+        let requests: [DaemonRequest] = [
+            .hello(version: DaemonCoding.version), .add(newItem), .addBatch([newItem, newItem]), .addOrUpdate(newItem),
+            .copyMatching(query), .update(query, changes), .delete(query), .keybagStatus, .unlock(passcode: "1234"),
+            .lock, .setPasscode("1234", current: nil), .setPasscode("5678", current: "1234"),
+            .removePasscode(current: "1234"), .setEraseAfter(10), .canOpenFiles(.classB),
+            .wrapFileKey(key: Data(repeating: 7, count: 32), .classA, context: [1, 2, 3]),
+            .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: [4]), .fileHeaderTag([1, 2, 3, 4]),
+            .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5, 6]), .verify, .changes(since: 0, limit: 100),
+            .latestChangeSequence, .subscribe,
+            .registerApp(path: "/usr/bin/app", entitlements: Data("<plist/>".utf8), allowsInsecureExecution: false),
+            .unregisterApp(path: "/usr/bin/app"), .listApps, .describe,
+        ]
+        let replies: [DaemonReply] = [
+            .welcome(version: DaemonCoding.version), .item(item), .items(found), .count(2), .keybagStatus(status),
+            .done, .bool(true), .data(Data(repeating: 3, count: 40)), .report(report), .changes(batch),
+            .sequence(42),
+            .apps([
+                RegisteredApp(
+                    path: "/usr/bin/app", sha256: String(repeating: "ab", count: 32), applicationIdentifier: "TEAM.app",
+                    accessGroups: ["TEAM.app", "group.shared"], allowsInsecureExecution: true)
+            ]),
+            .description(
+                DaemonDescription(
+                    uid: 1000, applicationIdentifier: "TEAM.app", accessGroups: ["TEAM.app"], isRegisteredApp: true)),
+            .changed, .failure(EngineError(.itemNotFound, "no item matched")),
+        ]
+        let envelopes =
+            requests.map { DaemonEnvelope(request: $0) } + [
+                DaemonEnvelope(user: 1000, caller: benchCaller, request: .copyMatching(query)),
+                DaemonEnvelope(
+                    user: 0, caller: Caller.administrator(defaultGroup: "TEAM.admin"), request: .add(newItem)),
+            ]
+        return try envelopes.map { envelope throws(EngineError) in try DaemonCoding.encode(envelope) }
+            + replies.map { reply throws(EngineError) in try DaemonCoding.encode(reply) }
+    } catch {
+        preconditionFailure("the fuzz harness could not make its sample messages: \(error)")
+    }
+}
+
+/// libFuzzer's start hook: seeds an empty corpus directory (the first argument that is a directory) with the
+/// sample messages, each as a raw input and as an edited input with no edits.
+@_cdecl("LLVMFuzzerInitialize")
+public func daemonFuzzInitialize(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
+) -> Int32 {
+    let arguments = (0..<Int(argc.pointee)).compactMap { argv.pointee[$0].map { String(cString: $0) } }
+    var isDirectory: ObjCBool = false
+    guard
+        let corpus = arguments.dropFirst().first(where: {
+            !$0.hasPrefix("-") && FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }),
+        (try? FileManager.default.contentsOfDirectory(atPath: corpus))?.isEmpty == true
+    else { return 0 }
+    for (index, sample) in samples.enumerated() {
+        let raw = URL(fileURLWithPath: corpus).appendingPathComponent("seed-raw-\(index)")
+        let edited = URL(fileURLWithPath: corpus).appendingPathComponent("seed-edited-\(index)")
+        try? Data([0] + sample).write(to: raw)
+        try? Data([1, UInt8(index), 0]).write(to: edited)
+    }
+    return 0
+}
+
+/// libFuzzer's entry point: one input, used as described at the top of this file.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func daemonFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    var choices = Choices(bytes: Array(UnsafeBufferPointer(start: data, count: size)))
+    switch choices.next() % 3 {
+    case 0:
+        checkDecoding(choices.rest)
+    case 1:
+        let sample = samples[choices.next() % samples.count]
+        checkDecoding(edited(sample, &choices))
+    default:
+        var exercise = PacketExercise(&choices)
+        exercise.run()
+    }
+    return 0
+}
+
+// MARK: Decoding
+
+/// Decodes `bytes` both ways and checks what must hold of each outcome.
+private func checkDecoding(_ bytes: [UInt8]) {
+    if let envelope = decoded(DaemonEnvelope.self, bytes) {
+        checkRoundTrip(envelope)
+        if envelope.request.isBackendRequest { carryOut(envelope) }
+    }
+    if let reply = decoded(DaemonReply.self, bytes) { checkRoundTrip(reply) }
+}
+
+private func decoded<Value: Decodable>(_ type: Value.Type, _ bytes: [UInt8]) -> Value? {
+    do throws(EngineError) {
+        return try DaemonCoding.decode(type, from: bytes)
+    } catch {
+        precondition(error.code == .param, "a malformed message failed with \(error.code), not errSecParam")
+        precondition(error.message.contains("malformed keychaind message"), "a decode failed with: \(error.message)")
+        return nil
+    }
+}
+
+private func checkRoundTrip<Value: Codable & Equatable>(_ value: Value) {
+    do throws(EngineError) {
+        let again = try DaemonCoding.decode(Value.self, from: try DaemonCoding.encode(value))
+        precondition(again == value, "a decoded \(Value.self) does not survive encoding: \(value) became \(again)")
+    } catch {
+        preconditionFailure("a decoded \(Value.self) cannot be encoded and decoded again: \(error)")
+    }
+}
+
+/// Carries a decoded keychain request out on a fresh in-memory keychain, as keychaind does for root (who may name
+/// the caller); the reply must be one that can be sent.
+private func carryOut(_ envelope: DaemonEnvelope) {
+    let engine: Engine
+    do {
+        engine = try Engine(storage: .inMemory, options: EngineOptions(passcodeCost: .minimum))
+    } catch {
+        preconditionFailure("an in-memory keychain could not be opened: \(error)")
+    }
+    let reply = envelope.request.carriedOut(on: engine, for: envelope.caller ?? benchCaller)
+    if case .failure(let error) = reply {
+        precondition(!error.message.isEmpty, "a request failed (\(error.code)) without a message")
+    }
+    do throws(EngineError) {
+        _ = try DaemonCoding.encode(reply)
+    } catch {
+        preconditionFailure("the reply to \(envelope.request) cannot be encoded: \(error)")
+    }
+}
+
+/// JSON fragments that make a valid message almost valid.
+private let tokens: [String] = [
+    "null", "true", "false", "0", "-1", "1e400", "-9223372036854775809", "9223372036854775807", "1.5", "\"\"",
+    "\"genp\"", "\"x\"", "[]", "{}", "[[]]", "{\"a\":1}", "\"\\u0000\"", "\"\\ud800\"", ",", ":", "\"_0\"",
+    "\"version\"", "\"request\"", "\"caller\"", "\"user\"", "4294967296", "\"AAAA\"", "\"=\"",
+]
+
+/// Up to 6 edits of a valid message.
+private func edited(_ sample: [UInt8], _ choices: inout Choices) -> [UInt8] {
+    var bytes = sample
+    for _ in 0..<(choices.next() % 7) {
+        let position = bytes.isEmpty ? 0 : choices.next16() % bytes.count
+        let end = min(bytes.count, position + 1 + choices.next() % 16)
+        switch choices.next() % 6 {
+        case 0: bytes.replaceSubrange(position..<end, with: Array(tokens[choices.next() % tokens.count].utf8))
+        case 1: bytes.insert(contentsOf: Array(tokens[choices.next() % tokens.count].utf8), at: position)
+        case 2 where !bytes.isEmpty: bytes[position] ^= UInt8(max(1, choices.next()))
+        case 3: bytes.removeSubrange(position..<end)
+        case 4: bytes.insert(contentsOf: Array(bytes[position..<end]), at: position)
+        default: bytes.insert(contentsOf: choices.bytes(upTo: 8), at: position)
+        }
+    }
+    return bytes
+}
+
+// MARK: Packets
+
+/// Raw packets written to one end of a socket pair and reassembled at the other, beside a model of the protocol.
+private struct PacketExercise {
+    /// One packet as sent: its bytes (flag first) and the descriptors attached.
+    struct Packet {
+        var bytes: [UInt8]
+        var strayDescriptors: Int
+    }
+
+    /// What one `receive` call should give.
+    enum Expected: Equatable {
+        case message([UInt8])
+        case closed
+        case refused
+    }
+
+    var whole: [UInt8]
+    var packets: [Packet] = []
+
+    init(_ choices: inout Choices) {
+        // A whole message of up to a few packets, sent and received as the client and daemon do.
+        let size = choices.next() % 4 == 0 ? choices.next16() * 2 % (3 * SeqPacketSocket.packetPayload) : choices.next()
+        let sample = samples[choices.next() % samples.count]
+        whole = (0..<size).map { sample[$0 % sample.count] }
+        // Raw packets, at most about 120 KB in all so the socket's buffer holds them without a reader.
+        var total = 0
+        for _ in 0..<(choices.next() % 9) {
+            let flag = [0, 0, 1, 1, 1, 2, 255][choices.next() % 7]
+            let length: Int
+            switch choices.next() % 8 {
+            case 0: length = 0
+            case 1: length = SeqPacketSocket.packetPayload + 1
+            case 2: length = SeqPacketSocket.packetPayload + 2
+            case 3: length = SeqPacketSocket.packetPayload
+            default: length = 1 + choices.next() % 64
+            }
+            guard total + length <= 120_000 else { break }
+            total += length
+            let payload = (0..<max(0, length - 1)).map { sample[($0 + choices.next()) % sample.count] }
+            let bytes = length == 0 ? [] : [UInt8(flag)] + payload
+            packets.append(
+                Packet(bytes: bytes, strayDescriptors: choices.next() % 5 == 0 ? 1 + choices.next() % 12 : 0))
+        }
+    }
+
+    /// How many stray descriptors fit in the receiver's control buffer beside the credentials (and the pidfd, when
+    /// the kernel attaches one); a packet with more loses its credentials and must be refused.
+    var fitting = 8
+
+    /// What successive receives return, by the protocol: packets of at most one flag byte and `packetPayload`
+    /// bytes, flag 1 for "more follows", 0 for "last", with no more descriptors attached than fit; a zero-length
+    /// packet reads as the end of the stream.
+    var model: [Expected] {
+        var results: [Expected] = []
+        var message: [UInt8] = []
+        var inMessage = false
+        for packet in packets {
+            if packet.bytes.isEmpty {
+                results.append(inMessage ? .refused : .closed)
+                return results
+            }
+            guard packet.bytes.count <= SeqPacketSocket.packetPayload + 1, packet.strayDescriptors <= fitting else {
+                return results + [.refused]
+            }
+            message += packet.bytes.dropFirst()
+            inMessage = true
+            switch packet.bytes[0] {
+            case 0:
+                results.append(.message(message))
+                message = []
+                inMessage = false
+            case 1: continue
+            default: return results + [.refused]
+            }
+        }
+        return results + [inMessage ? .refused : .closed]
+    }
+
+    mutating func run() {
+        let before = openDescriptorCount()
+        do {
+            var pair: [Int32] = [-1, -1]
+            let made = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair)
+            precondition(made == 0, "no socket pair: \(String(cString: strerror(errno)))")
+            let sender = SeqPacketSocket(descriptor: pair[0])
+            let receiver = SeqPacketSocket(descriptor: pair[1])
+            do throws(EngineError) {
+                try receiver.passCredentials()
+            } catch {
+                preconditionFailure("\(error)")
+            }
+            // 104 bytes of control buffer: credentials (32), a pidfd (24) when the kernel sends one, and the rest
+            // for SCM_RIGHTS (a 16-byte header, 4 bytes a descriptor).
+            fitting = exchangeWhole(sender, receiver) ? 8 : 14
+            for packet in packets { send(packet, on: sender.descriptor) }
+            sender.shutDown()
+            for expected in model {
+                let outcome: Expected
+                var refusal = ""
+                do throws(EngineError) {
+                    if let received = try receiver.receive() {
+                        checkSender(received.sender)
+                        outcome = .message(received.message)
+                    } else {
+                        outcome = .closed
+                    }
+                } catch {
+                    precondition(error.code == .param, "reassembly failed with \(error.code): \(error.message)")
+                    outcome = .refused
+                    refusal = error.message
+                }
+                precondition(
+                    outcome == expected, "reassembly gave \(outcome) (\(refusal)), the protocol says \(expected)")
+                if outcome == .refused { break }
+            }
+        }
+        precondition(openDescriptorCount() == before, "reassembly leaked descriptors")
+    }
+
+    /// One message through `send` and `receive`, which must arrive whole, from this process; whether a pidfd came
+    /// with it.
+    private func exchangeWhole(_ sender: SeqPacketSocket, _ receiver: SeqPacketSocket) -> Bool {
+        do throws(EngineError) {
+            try sender.send(whole)
+            guard let received = try receiver.receive() else { preconditionFailure("a sent message read as closed") }
+            precondition(received.message == whole, "a message of \(whole.count) bytes came back changed")
+            checkSender(received.sender)
+            return received.sender?.process != nil
+        } catch {
+            preconditionFailure("a message of \(whole.count) bytes could not be sent and received: \(error)")
+        }
+    }
+
+    private func checkSender(_ sender: MessageSender?) {
+        guard let sender else { preconditionFailure("a message arrived without its sender's credentials") }
+        precondition(sender.pid == getpid() && sender.uid == getuid(), "the message's sender is not this process")
+    }
+
+    /// Sends one raw packet, with `strayDescriptors` copies of standard input attached as `SCM_RIGHTS` (which the
+    /// receiver must close).
+    private func send(_ packet: Packet, on descriptor: Int32) {
+        var bytes = packet.bytes
+        // A control message laid out as CMSG_SPACE does it (the header, then the descriptors, padded to size_t).
+        let header = MemoryLayout<cmsghdr>.size
+        let length = header + packet.strayDescriptors * MemoryLayout<Int32>.size
+        let alignment = MemoryLayout<Int>.size
+        var control = [UInt8](repeating: 0, count: (length + alignment - 1) / alignment * alignment)
+        control.withUnsafeMutableBytes { raw in
+            var head = cmsghdr()
+            head.cmsg_len = length
+            head.cmsg_level = SOL_SOCKET
+            head.cmsg_type = 1  // SCM_RIGHTS
+            raw.storeBytes(of: head, as: cmsghdr.self)
+            for index in 0..<packet.strayDescriptors {
+                raw.storeBytes(of: STDIN_FILENO, toByteOffset: header + index * 4, as: Int32.self)
+            }
+        }
+        let sent = bytes.withUnsafeMutableBytes { buffer in
+            control.withUnsafeMutableBytes { controlBytes in
+                var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                    var message = msghdr()
+                    message.msg_iov = vectorPointer
+                    message.msg_iovlen = 1
+                    if packet.strayDescriptors > 0 {
+                        message.msg_control = controlBytes.baseAddress
+                        message.msg_controllen = controlBytes.count
+                    }
+                    return Glibc.sendmsg(descriptor, &message, Int32(MSG_DONTWAIT))
+                }
+            }
+        }
+        precondition(sent == packet.bytes.count, "a packet could not be sent: \(String(cString: strerror(errno)))")
+    }
+}
+
+/// How many descriptors this process has open.
+private func openDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+}

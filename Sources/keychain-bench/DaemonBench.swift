@@ -1,0 +1,235 @@
+import Foundation
+import KeychainCore
+import Synchronization
+
+/// keychaind beside the embedded engine, in the same run: find with one client and with 8 clients together (each
+/// a thread with a `DaemonClient`, and so a connection, of its own) beside embedded find; durable add with 1 and
+/// 8 clients beside the one-writer floor (plain SQLite, `synchronous=FULL`); and `security find-generic-password
+/// -w` as a whole process through the daemon, on a keychain without a passcode and on one with a passcode unlocked
+/// earlier. The daemon is the release `keychaind` beside the bench, on a temporary socket and state directory,
+/// killed and reaped at the end whatever happens.
+enum DaemonBench {
+    /// The figures, named as in the JSON report.
+    struct Report: Codable {
+        /// Items in the daemon's and the embedded keychain while finding.
+        var items: Int
+        /// Find (data), one client: ours is the daemon, the "floor" the embedded engine.
+        var find_one_client: Comparison
+        /// Find (data), 8 clients together: per-find latency and the 8 clients' throughput together.
+        var find_eight_clients: Figures
+        /// Durable add, one client through the daemon beside one writer on the floor.
+        var add_one_client: Comparison
+        /// Durable add, 8 clients together through the daemon (their throughput together) beside one writer on the
+        /// floor.
+        var add_eight_clients: Comparison
+        /// `security find-generic-password -w` through the daemon, median ms; `nil` when not measured.
+        var cli_find_ms: Double?
+        /// The same on a keychain with a passcode, unlocked earlier.
+        var cli_find_passcode_ms: Double?
+        /// Why the CLI was not measured, when it was not.
+        var cli_note: String?
+    }
+
+    static let clients = 8
+    private static let caller = Caller(applicationIdentifier: "TEAM.bench")
+
+    /// Runs every phase on a fresh daemon, or returns `nil` when no `keychaind` is built beside the bench.
+    static func run(items: Int, seed: UInt64) throws -> Report? {
+        guard let executable = BenchDaemon.executable else { return nil }
+        let daemon = try BenchDaemon(executable: executable)
+        defer { daemon.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let embedded = try Engine(storage: .directory(directory.appendingPathComponent("embedded")))
+        let (findOne, findEight) = try find(daemon: daemon, embedded: embedded, items: items, seed: seed)
+        let (addOne, addEight) = try add(daemon: daemon, floor: FloorStore(directory: directory))
+        var report = Report(
+            items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
+            add_eight_clients: addEight)
+        try measureCLI(daemon: daemon, into: &report)
+        return report
+    }
+
+    // MARK: Find
+
+    private static func find(
+        daemon: BenchDaemon, embedded: Engine, items: Int, seed: UInt64
+    ) throws -> (Comparison, Figures) {
+        let client = daemon.client()
+        for start in stride(from: 0, to: items, by: 1000) {
+            let batch = (start..<min(items, start + 1000)).map { EngineStore.newItem(BenchEntry($0)) }
+            _ = try client.add(batch, for: caller)
+            _ = try embedded.add(batch, for: caller)
+        }
+        var random = SplitMix(seed: seed)
+        let keys = (0..<4000).map { _ in Int(random.next() % UInt64(items)) }
+        // Daemon and embedded take turns, as the item phases do, so a noisy moment touches both alike.
+        var ours = LatencyRecorder(capacity: keys.count)
+        var floor = LatencyRecorder(capacity: keys.count)
+        for start in stride(from: 0, to: keys.count, by: ItemWorkload.turn) {
+            let slice = keys[start..<min(start + ItemWorkload.turn, keys.count)]
+            for index in slice { try ours.time { try findOne(index, on: client) } }
+            for index in slice { try floor.time { try findOne(index, on: embedded) } }
+        }
+        let perClient = 1000
+        var findClients: [DaemonClient] = []
+        for _ in 0..<clients { findClients.append(daemon.client()) }
+        let findBody: @Sendable (Int, DaemonClient) throws -> LatencyRecorder = { offset, client in
+            var recorder = LatencyRecorder(capacity: perClient)
+            for step in 0..<perClient {
+                let index: Int = keys[(offset * perClient + step) % keys.count]
+                try recorder.time { try findOne(index, on: client) }
+            }
+            return recorder
+        }
+        let eight: Figures = try together(clients: findClients, findBody, samples: { _ in })
+        return (Comparison(ours: ours.figures, floor: floor.figures), eight)
+    }
+
+    private static func findOne(_ index: Int, on backend: some KeychainBackend) throws {
+        let entry = BenchEntry(index)
+        let found = try backend.copyMatching(
+            EngineStore.query(service: entry.service, account: entry.account, returning: .data), for: caller)
+        guard found.first?.data == entry.secret else {
+            throw BenchError("find through keychaind returned the wrong item")
+        }
+    }
+
+    // MARK: Durable add
+
+    /// Rounds of 200 adds each: one writer on the floor, one client through the daemon, then 8 clients together
+    /// (25 each), so every contestant meets the same moments of the machine.
+    private static func add(daemon: BenchDaemon, floor: FloorStore) throws -> (Comparison, Comparison) {
+        let rounds = 5
+        let perRound = 200
+        var floorRecorder = LatencyRecorder(capacity: rounds * perRound)
+        var oneRecorder = LatencyRecorder(capacity: rounds * perRound)
+        var eightSamples: [UInt64] = []
+        var eightNanoseconds: UInt64 = 0
+        let one = daemon.client()
+        var eight: [DaemonClient] = []
+        for _ in 0..<clients { eight.append(daemon.client()) }
+        for round in 0..<rounds {
+            for index in 0..<perRound {
+                let entry = BenchEntry(round * perRound + index, prefix: "floor")
+                try floorRecorder.time { try floor.add(entry) }
+            }
+            for index in 0..<perRound {
+                let item: NewItem = EngineStore.newItem(BenchEntry(round * perRound + index, prefix: "one"))
+                let _: Item = try oneRecorder.time { try one.add(item, for: caller) }
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let addBody: @Sendable (Int, DaemonClient) throws -> LatencyRecorder = { offset, client in
+                let each = perRound / clients
+                var recorder = LatencyRecorder(capacity: each)
+                for index in 0..<each {
+                    let entry = BenchEntry(round * perRound + index, prefix: "client\(offset)")
+                    let item: NewItem = EngineStore.newItem(entry)
+                    let _: Item = try recorder.time { try client.add(item, for: caller) }
+                }
+                return recorder
+            }
+            let collect: ([UInt64]) -> Void = { eightSamples += $0 }
+            let _: Figures = try together(clients: eight, addBody, samples: collect)
+            eightNanoseconds += DispatchTime.now().uptimeNanoseconds - start
+        }
+        // The 8 clients' latencies, and their throughput together: every add over the wall time of the rounds.
+        var eightRecorder = LatencyRecorder(capacity: eightSamples.count)
+        for sample in eightSamples { eightRecorder.record(sample) }
+        var eightFigures = eightRecorder.figures
+        eightFigures.ops_per_s = Double(eightSamples.count) / (Double(eightNanoseconds) / 1e9)
+        return (
+            Comparison(ours: oneRecorder.figures, floor: floorRecorder.figures),
+            Comparison(ours: eightFigures, floor: floorRecorder.figures)
+        )
+    }
+
+    // MARK: Clients together
+
+    /// Runs `body` on one thread per client, released together once every thread is running; returns the
+    /// per-operation figures of all of them and their throughput together (every operation over the wall time
+    /// from the release to the last thread's end). `samples` also receives every latency.
+    private static func together(
+        clients: [DaemonClient], _ body: @escaping @Sendable (Int, DaemonClient) throws -> LatencyRecorder,
+        samples: ([UInt64]) -> Void
+    ) throws -> Figures {
+        // Each client connects before the clock starts.
+        for client in clients { _ = try client.keybagStatus() }
+        let results = Collected()
+        let ready = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        for (offset, client) in clients.enumerated() {
+            let thread = Thread {
+                ready.signal()
+                release.wait()
+                let result: Result<[UInt64], any Error> = Result { try body(offset, client).samples }
+                results.outcomes.withLock { $0.append(result) }
+                finished.signal()
+            }
+            thread.start()
+        }
+        for _ in clients { ready.wait() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in clients { release.signal() }
+        for _ in clients { finished.wait() }
+        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        var recorder = LatencyRecorder(capacity: 0)
+        for result in results.outcomes.withLock({ $0 }) {
+            for sample in try result.get() { recorder.record(sample) }
+        }
+        samples(recorder.samples)
+        var figures = recorder.figures
+        figures.ops_per_s = Double(recorder.samples.count) / (Double(elapsed) / 1e9)
+        return figures
+    }
+
+    /// What the threads of ``together(clients:_:samples:)`` return.
+    private final class Collected: Sendable {
+        let outcomes = Mutex<[Result<[UInt64], any Error>]>([])
+    }
+
+    // MARK: The CLI through the daemon
+
+    /// `security find-generic-password -w` with `KEYCHAIN_DAEMON` naming the daemon and no keychain argument, in an
+    /// environment whose embedded default keychain is an empty directory: the item the CLI added must then be in
+    /// the daemon's keychain, or this `security` does not go through the daemon (the figure is left out, saying so).
+    private static func measureCLI(daemon: BenchDaemon, into report: inout Report) throws {
+        guard let tool = CLIBench.tool else {
+            report.cli_note = "no release `security` beside the bench"
+            return
+        }
+        let home = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = [
+            "KEYCHAIN_DAEMON=\(daemon.socketPath)", "HOME=\(home.path)", "KEYCHAIN_HOME=\(home.path)/embedded",
+            "SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin",
+        ]
+        let add = ["add-generic-password", "-a", "bench", "-s", "cli-daemon", "-w", "bench secret"]
+        try CLIBench.run(tool, add, environment: environment)
+        let client = daemon.client()
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.service: .string("cli-daemon")], limit: .all)
+        let administrator = Caller.administrator(defaultGroup: "TEAM.bench")
+        var reached = false
+        do throws(EngineError) {
+            let found: [Item] = try client.copyMatching(query, for: administrator)
+            reached = !found.isEmpty
+        } catch {
+            guard error.code == .itemNotFound else { throw error }
+        }
+        guard reached else {
+            report.cli_note =
+                "this `security` does not honour KEYCHAIN_DAEMON (its add went to the embedded keychain), not measured"
+            return
+        }
+        let find = ["find-generic-password", "-a", "bench", "-s", "cli-daemon", "-w"]
+        report.cli_find_ms = try CLIBench.medianMilliseconds(tool, find, environment: environment)
+        // The same keychain with a passcode, locked and unlocked again: the daemon holds it unlocked for every
+        // process of the user.
+        try client.setPasscode("bench passcode", current: nil)
+        try client.lock()
+        try client.unlock(passcode: "bench passcode")
+        report.cli_find_passcode_ms = try CLIBench.medianMilliseconds(tool, find, environment: environment)
+    }
+}
