@@ -76,36 +76,41 @@ package final class SeqPacketSocket: @unchecked Sendable {
 
     /// Connects to the socket at `path`.
     package static func connect(to path: String) throws(EngineError) -> SeqPacketSocket {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw failure("cannot create a socket for \(path)") }
-        let socket = SeqPacketSocket(descriptor: descriptor)
-        var address = try Self.address(path)
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                Glibc.connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        let socket = try unbound(for: path)
+        guard try socket.apply(Glibc.connect, to: path) == 0 else {
+            throw failure("cannot connect to keychaind at \(path)", code: .notAvailable)
         }
-        guard connected == 0 else { throw failure("cannot connect to keychaind at \(path)", code: .notAvailable) }
         return socket
     }
 
     /// A listening socket at `path` (an old socket file there is replaced), mode `mode`, passing credentials.
     package static func listen(at path: String, mode: mode_t) throws(EngineError) -> SeqPacketSocket {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw failure("cannot create the socket \(path)") }
-        let socket = SeqPacketSocket(descriptor: descriptor)
-        var address = try Self.address(path)
+        let socket = try unbound(for: path)
         unlink(path)
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0 else { throw failure("cannot bind the socket \(path)") }
+        guard try socket.apply(bind, to: path) == 0 else { throw failure("cannot bind the socket \(path)") }
         guard chmod(path, mode) == 0 else { throw failure("cannot set the mode of \(path)") }
         try socket.passCredentials()
-        guard Glibc.listen(descriptor, 128) == 0 else { throw failure("cannot listen on \(path)") }
+        guard Glibc.listen(socket.descriptor, 128) == 0 else { throw failure("cannot listen on \(path)") }
         return socket
+    }
+
+    /// A new `SOCK_SEQPACKET` Unix socket (close-on-exec), not yet connected or bound.
+    private static func unbound(for path: String) throws(EngineError) -> SeqPacketSocket {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("cannot create a socket for \(path)") }
+        return SeqPacketSocket(descriptor: descriptor)
+    }
+
+    /// Calls `connect` or `bind` on this socket with the address of `path`.
+    private func apply(
+        _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32, to path: String
+    ) throws(EngineError) -> Int32 {
+        var address = try Self.address(path)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                call(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
     }
 
     /// Asks the kernel to attach each sender's credentials to the messages this socket receives.
