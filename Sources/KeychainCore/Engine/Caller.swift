@@ -39,7 +39,7 @@ public struct Caller: Sendable, Hashable, Codable, CustomStringConvertible {
         accessGroups.contains(where: Self.isWildcard) ? nil : accessGroups
     }
 
-    private static func isWildcard(_ group: String) -> Bool {
+    static func isWildcard(_ group: String) -> Bool {
         group.utf8.contains(UInt8(ascii: "*"))
     }
 

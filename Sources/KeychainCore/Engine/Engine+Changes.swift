@@ -50,7 +50,7 @@ private struct ChangeVisibility {
     init(caller: Caller, index: BlindIndex) throws(EngineError) {
         self.caller = caller
         var hashes = Set<Data>()
-        for group in caller.accessGroups where !group.contains("*") { hashes.insert(try index.group(group)) }
+        for group in caller.accessGroups where !Caller.isWildcard(group) { hashes.insert(try index.group(group)) }
         groupHashes = hashes
         seesEveryGroup = caller.accessGroups.contains("*")
     }

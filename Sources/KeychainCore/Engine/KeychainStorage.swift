@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where a keychain lives.
 public enum KeychainStorage: Sendable, Equatable {
@@ -15,6 +16,9 @@ public enum KeychainStorage: Sendable, Equatable {
     ///   ``EngineError/Code/notAvailable`` and connect again by themselves);
     /// - unset: the embedded keychain when `KEYCHAIN_HOME` names a directory (an explicit choice), else keychaind
     ///   at the default socket when a daemon answers there, else the embedded keychain in the default directory.
+    ///   Once a daemon has answered, the process keeps using it (while it restarts, calls fail with
+    ///   ``EngineError/Code/notAvailable``), so it never falls back to another keychain, and later values make no
+    ///   round trip to find out.
     public static func defaultStorage(environment: [String: String]) -> KeychainStorage {
         switch environment["KEYCHAIN_DAEMON"] {
         case "off":
@@ -25,9 +29,7 @@ public enum KeychainStorage: Sendable, Equatable {
             if let home = environment["KEYCHAIN_HOME"], !home.isEmpty {
                 return .directory(defaultDirectory(environment: environment))
             }
-            if DaemonClient.answers(at: DaemonSocket.defaultPath) {
-                return .daemon(socketPath: DaemonSocket.defaultPath)
-            }
+            if defaultDaemonAnswers() { return .daemon(socketPath: DaemonSocket.defaultPath) }
             return .directory(defaultDirectory(environment: environment))
         }
     }
@@ -46,3 +48,14 @@ public enum KeychainStorage: Sendable, Equatable {
             .appendingPathComponent(".local/share/swift-keychain", isDirectory: true)
     }
 }
+
+/// Whether keychaind answered at the default socket: asked until it has (a connect to a missing socket costs
+/// little), then remembered for the process.
+private func defaultDaemonAnswers() -> Bool {
+    if defaultDaemonAnswered.withLock({ $0 }) { return true }
+    guard DaemonClient.answers(at: DaemonSocket.defaultPath) else { return false }
+    defaultDaemonAnswered.withLock { $0 = true }
+    return true
+}
+
+private let defaultDaemonAnswered = Mutex(false)
