@@ -61,13 +61,7 @@ public struct ProtectedFiles: Sendable {
         do throws(EngineError) {
             self.init(backend: try KeychainBackends.backend(for: storage))
         } catch {
-            let path: String
-            switch storage {
-            case .directory(let url): path = url.path
-            case .daemon(let socket): path = socket
-            case .inMemory: path = "memory"
-            }
-            throw FileProtectionError(error, path: path)
+            throw FileProtectionError(error, path: storage.description)
         }
     }
 

@@ -30,13 +30,7 @@ final class Connection: Sendable {
         self.storage = storage
         self.options = options
         opened = Mutex(nil)
-        let name =
-            switch storage {
-            case .directory(let url): url.path
-            case .inMemory: "in-memory"
-            case .daemon(let path): "keychaind \(path)"
-            }
-        queue = DispatchQueue(label: "swift-keychain \(name)")
+        queue = DispatchQueue(label: "swift-keychain \(storage)")
     }
 
     /// A connection to a backend the caller opened.

@@ -2,13 +2,22 @@ import Foundation
 import Synchronization
 
 /// Where a keychain lives.
-public enum KeychainStorage: Sendable, Equatable {
+public enum KeychainStorage: Sendable, Equatable, CustomStringConvertible {
     /// Files in a directory (created 0700 when missing).
     case directory(URL)
     /// Memory only: the same engine and rules, nothing written anywhere, gone when the engine is released.
     case inMemory
     /// The calling user's keychain, kept by keychaind behind the socket at this path.
     case daemon(socketPath: String)
+
+    /// Where it is, for messages: the directory's path, `keychaind at SOCKET`, or `memory`.
+    public var description: String {
+        switch self {
+        case .directory(let url): url.path
+        case .inMemory: "memory"
+        case .daemon(let path): "keychaind at \(path)"
+        }
+    }
 
     /// Where a process's keychain is when it names none (DESIGN §10):
     /// - `KEYCHAIN_DAEMON=off`: the embedded keychain in ``defaultDirectory(environment:)``;
