@@ -11,6 +11,7 @@ let package = Package(
         // system (macOS's, Windows') cannot hold apart.
         .executable(name: "security", targets: ["security-tool"]),
         .library(name: "FileProtection", targets: ["FileProtection"]),
+        .library(name: "KeychainSync", targets: ["KeychainSync"]),
         .executable(name: "keychaind", targets: ["keychaind"]),
     ],
     targets: [
@@ -37,6 +38,11 @@ let package = Package(
         .target(
             name: "FileProtection",
             dependencies: ["KeychainCore", "CSystem"]
+        ),
+        // Sync of synchronizable items between a user's devices through a store that sees only ciphertext (DESIGN §12).
+        .target(
+            name: "KeychainSync",
+            dependencies: ["KeychainCore"]
         ),
         .executableTarget(
             name: "keychain-bench",

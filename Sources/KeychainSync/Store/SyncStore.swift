@@ -1,0 +1,68 @@
+/// The place a user's devices exchange sync records: a folder another tool keeps in step, or a PostgreSQL
+/// database (DESIGN §12).
+///
+/// A store holds named, opaque byte records and sees only ciphertext. Its verbs are few on purpose, so that other
+/// stores (S3-style object stores) can follow: a device writes only records under its own name prefix and never
+/// rewrites one, so ``putIfAbsent(_:_:)`` is the only write, and it is the compare-and-set each device's log needs.
+///
+/// Names are `/`-separated segments of lowercase letters, digits, `-`, `_` and `.` (no segment `.` or `..`, no
+/// leading or trailing `/`, at most 255 bytes in all); a store rejects any other name with
+/// ``SyncStoreError/Kind/invalidName``, naming it.
+public protocol SyncStore: Sendable {
+    /// The names of the records whose names start with `prefix` (`""` for all), in ascending byte order.
+    func list(prefix: String) throws(SyncStoreError) -> [String]
+
+    /// The bytes of the record `name`, or `nil` when there is none.
+    func get(_ name: String) throws(SyncStoreError) -> [UInt8]?
+
+    /// Stores `bytes` as the record `name` unless a record by that name exists.
+    ///
+    /// The write is atomic and durable before this returns: another device sees all of the record or none of it.
+    /// - Returns: `true` when the record was written, `false` when one by that name was already there (its bytes
+    ///   are left as they were, whatever they are).
+    func putIfAbsent(_ name: String, _ bytes: [UInt8]) throws(SyncStoreError) -> Bool
+
+    /// Removes the record `name`; removing a record that does not exist is not an error.
+    func delete(_ name: String) throws(SyncStoreError)
+
+    /// Calls `onChange` from a thread of the store's whenever records may have been added or removed, by this
+    /// process or another machine, until the returned watch is cancelled.
+    ///
+    /// A call says only "look again": several changes may share one call, and a call may come with no change.
+    func watch(_ onChange: @escaping @Sendable () -> Void) throws(SyncStoreError) -> any SyncStoreWatch
+}
+
+/// A running ``SyncStore/watch(_:)``.
+public protocol SyncStoreWatch: Sendable {
+    /// Stops the calls; when it returns, no call is running and none follows.
+    func cancel()
+}
+
+/// Why a ``SyncStore`` verb failed.
+public struct SyncStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kinds of failure.
+    public enum Kind: Sendable, Equatable {
+        /// The store cannot be reached now (a server down, a folder unmounted); trying again later may work.
+        case unavailable
+        /// A record name breaks ``SyncStore``'s rules.
+        case invalidName
+        /// The store's URL is malformed or names a scheme no store handles.
+        case invalidURL
+        /// The store answered something it should not have (a torn record, a schema it does not know).
+        case damaged
+    }
+
+    /// What kind of failure it was.
+    public var kind: Kind
+    /// What failed, naming the store, record or value at fault.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
