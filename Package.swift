@@ -70,6 +70,12 @@ let package = Package(
             name: "keychaind-probe",
             dependencies: ["KeychainCore"]
         ),
+        // Asks for a secret with KeychainCore's prompters, as a program would: the prompt tests run it on a
+        // pseudo-terminal, without one, and with a fake pinentry.
+        .executableTarget(
+            name: "prompt-probe",
+            dependencies: ["KeychainCore"]
+        ),
         .executableTarget(
             name: "keychain-stress",
             dependencies: ["KeychainCore", "Keychain", "FileProtection"]
@@ -80,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["TestSupport", "KeychainCore", "CSQLite", "keychaind-probe"]
+            dependencies: ["TestSupport", "KeychainCore", "CSQLite", "keychaind-probe", "prompt-probe"]
         ),
         .testTarget(
             name: "KeychainTests",

@@ -4,13 +4,13 @@ import CSodium
 ///
 /// Key material lives only here. The region is never printed, copied into ordinary memory by this type, or
 /// compared in variable time.
-final class SecureBytes: @unchecked Sendable {
+package final class SecureBytes: @unchecked Sendable {
     /// The number of bytes in the region.
-    let count: Int
+    package let count: Int
     private let base: UnsafeMutableRawPointer
 
     /// Allocates `count` bytes of locked memory, filled with zeroes.
-    init(count: Int) throws(EngineError) {
+    package init(count: Int) throws(EngineError) {
         try Sodium.ensureInitialized()
         guard count > 0, let base = sodium_malloc(count) else {
             throw .allocate("could not allocate \(count) bytes of locked memory for key material")
@@ -26,31 +26,31 @@ final class SecureBytes: @unchecked Sendable {
     }
 
     /// Reads the bytes.
-    func withUnsafeBytes<Result, Failure: Error>(
+    package func withUnsafeBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// Writes the bytes.
-    func withUnsafeMutableBytes<Result, Failure: Error>(
+    package func withUnsafeMutableBytes<Result, Failure: Error>(
         _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try body(UnsafeMutableRawBufferPointer(start: base, count: count))
     }
 
     /// Overwrites the bytes with random bytes.
-    func fillRandom() {
+    package func fillRandom() {
         randombytes_buf(base, count)
     }
 
     /// Overwrites the bytes with zeroes.
-    func zero() {
+    package func zero() {
         sodium_memzero(base, count)
     }
 
     /// Compares with another region in constant time.
-    func constantTimeEquals(_ other: SecureBytes) -> Bool {
+    package func constantTimeEquals(_ other: SecureBytes) -> Bool {
         count == other.count && sodium_memcmp(base, other.base, count) == 0
     }
 }

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Asks through pinentry, the program GnuPG uses for passphrases (a dialog on the desktop, or curses on a
+/// terminal), speaking its Assuan protocol over its standard input and output.
+///
+/// The program is `PINENTRY_PROGRAM` from the environment (a path, or a name looked up on `PATH`), else
+/// `pinentry` on `PATH`; without one the prompt is ``SecretPromptOutcome/unavailable(_:)``. The child gets the
+/// environment (so it finds `DISPLAY`, `WAYLAND_DISPLAY`, `GPG_TTY`), every signal at its default, and no shell
+/// between. It is reaped on every path, and killed when the whole conversation takes longer than the timeout.
+/// The PIN is percent-decoded from the `D` lines straight into guarded memory.
+package struct PinentryPrompter: SecretPrompter {
+    /// How long a user has to answer when the caller does not say.
+    package static let defaultTimeout = Duration.seconds(300)
+    /// How long pinentry has to exit after `BYE` before it is killed.
+    private static let exitGrace = Duration.seconds(2)
+
+    private let environment: [String: String]
+    private let timeout: Duration
+
+    /// A prompter that finds pinentry through `environment` and gives up (killing it) after `timeout`.
+    package init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, timeout: Duration = defaultTimeout
+    ) {
+        self.environment = environment
+        self.timeout = timeout
+    }
+
+    /// The pinentry program that would run: its path, or why there is none.
+    func program() -> Result<String, PromptFailure> {
+        if let named = environment["PINENTRY_PROGRAM"], !named.isEmpty {
+            guard let path = ExecutableLookup.find(named, path: environment["PATH"]) else {
+                return .failure(.init("PINENTRY_PROGRAM is \"\(named)\", which is not an executable program"))
+            }
+            return .success(path)
+        }
+        guard let path = ExecutableLookup.find("pinentry", path: environment["PATH"]) else {
+            return .failure(.init("no pinentry program (PINENTRY_PROGRAM is not set and PATH has no pinentry)"))
+        }
+        return .success(path)
+    }
+
+    /// Asks through pinentry; see the type's description.
+    package func ask(_ request: SecretPromptRequest) -> SecretPromptOutcome {
+        let path: String
+        switch program() {
+        case .success(let found): path = found
+        case .failure(let failure): return .unavailable(failure.reason)
+        }
+        let child: PinentryProcess
+        switch PinentryProcess.start(path: path, environment: environment) {
+        case .success(let started): child = started
+        case .failure(let failure): return .unavailable(failure.reason)
+        }
+        let secret: SecretAccumulator
+        let channel: AssuanChannel
+        do {
+            secret = try SecretAccumulator()
+            channel = try AssuanChannel(descriptor: child.descriptor, deadline: .now + timeout)
+        } catch {
+            child.finish(grace: .zero)
+            return .unavailable("cannot hold the secret: \(error.message)")
+        }
+        let outcome: SecretPromptOutcome
+        do throws(AssuanChannel.Failure) {
+            outcome = try PinentryConversation(channel: channel, environment: environment)
+                .getPIN(request, into: secret, program: path)
+            // A pinentry that does not answer BYE is still reaped below.
+            try? channel.send("BYE")
+            child.finish(grace: Self.exitGrace)
+        } catch {
+            secret.removeAll()
+            child.finish(grace: .zero)
+            switch error {
+            case .timedOut:
+                return .unavailable("pinentry (\(path)) did not answer within \(timeout); it was stopped")
+            case .broken(let reason):
+                return .unavailable("pinentry (\(path)) failed: \(reason)")
+            }
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,91 @@
+// prompt-probe: asks for a secret with one of KeychainCore's prompters, as a program of its own would, so the
+// tests can give it a pseudo-terminal as its controlling terminal (or none) and a fake pinentry.
+//
+//     prompt-probe system|terminal|pinentry [--kind passcode|application-password] [--prompt TEXT]
+//                  [--program NAME] [--cancel TITLE] [--attempt N] [--key HEX] [--timeout SECONDS]
+//
+// The outcome is one JSON line on standard output: {"outcome": "entered", "length": N, "hash": HEX},
+// {"outcome": "canceled"} or {"outcome": "unavailable", "reason": TEXT}. The secret itself is never printed:
+// `hash` is its keyed BLAKE2b under the 32-byte `--key` (hexadecimal), which the test computes for the secret it
+// typed. Exit status 0 unless the arguments are malformed (then 2).
+
+import Foundation
+import KeychainCore
+
+func usage(_ why: String) -> Never {
+    FileHandle.standardError.write(Data("prompt-probe: \(why) (see the comment at the top of main.swift)\n".utf8))
+    exit(2)
+}
+
+func emit(_ fields: [String: Any]) {
+    guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+func bytes(fromHex hex: String) -> [UInt8]? {
+    let digits = Array(hex.utf8)
+    guard digits.count.isMultiple(of: 2) else { return nil }
+    var bytes: [UInt8] = []
+    for index in stride(from: 0, to: digits.count, by: 2) {
+        guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+            return nil
+        }
+        bytes.append(byte)
+    }
+    return bytes
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard !arguments.isEmpty else { usage("no prompter named") }
+let mode = arguments.removeFirst()
+var request = SecretPromptRequest(callingProgram: "prompt-probe")
+var key = [UInt8](repeating: 0, count: 32)
+var timeout = PinentryPrompter.defaultTimeout
+while !arguments.isEmpty {
+    let option = arguments.removeFirst()
+    guard !arguments.isEmpty else { usage("\(option) needs a value") }
+    let value = arguments.removeFirst()
+    switch option {
+    case "--kind":
+        switch value {
+        case "passcode": request.kind = .passcode
+        case "application-password": request.kind = .applicationPassword
+        default: usage("--kind is passcode or application-password, not \(value)")
+        }
+    case "--prompt": request.operationPrompt = value
+    case "--program": request.callingProgram = value
+    case "--cancel": request.cancelTitle = value
+    case "--attempt":
+        guard let attempt = Int(value), attempt >= 1 else { usage("--attempt is a number from 1, not \(value)") }
+        request.attempt = attempt
+    case "--key":
+        guard let parsed = bytes(fromHex: value), parsed.count == 32 else { usage("--key is 32 bytes in hexadecimal") }
+        key = parsed
+    case "--timeout":
+        guard let seconds = Double(value), seconds > 0 else { usage("--timeout is a number of seconds, not \(value)") }
+        timeout = .milliseconds(Int(seconds * 1000))
+    default: usage("unknown option \(option)")
+    }
+}
+
+let prompter: any SecretPrompter
+switch mode {
+case "system": prompter = SystemPrompter()
+case "terminal": prompter = TerminalPrompter()
+case "pinentry": prompter = PinentryPrompter(timeout: timeout)
+default: usage("the prompter is system, terminal or pinentry, not \(mode)")
+}
+
+switch prompter.ask(request) {
+case .entered(let secret):
+    do {
+        let hash = try secret.withUnsafeBytes { bytes throws(EngineError) in
+            try KeyedHash.hash(bytes, key: SecretKey(copying: key))
+        }
+        emit(["outcome": "entered", "length": secret.count, "hash": hash.map { String(format: "%02x", $0) }.joined()])
+    } catch {
+        emit(["outcome": "unavailable", "reason": "cannot hash the secret: \(error.message)"])
+    }
+case .canceled: emit(["outcome": "canceled"])
+case .unavailable(let reason): emit(["outcome": "unavailable", "reason": reason])
+}

@@ -1,0 +1,176 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import KeychainCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The pinentry prompt (issue 13, DESIGN §11) against fake pinentry programs that speak Assuan (shell scripts
+/// each test writes), run by ``PinentryPrompter`` in the test's own process.
+@Suite struct PinentryPromptTests {
+    private let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    private func ask(
+        _ pinentry: FakePinentry, _ request: SecretPromptRequest = SecretPromptRequest(callingProgram: "tests"),
+        timeout: Duration = .seconds(30)
+    ) -> SecretPromptOutcome {
+        PinentryPrompter(environment: pinentry.environment, timeout: timeout).ask(request)
+    }
+
+    private func entered(_ outcome: SecretPromptOutcome) -> [UInt8]? {
+        guard case .entered(let secret) = outcome else { return nil }
+        return secret.withUnsafeBytes { Array($0) }
+    }
+
+    private func reason(_ outcome: SecretPromptOutcome) -> String? {
+        guard case .unavailable(let reason) = outcome else { return nil }
+        return reason
+    }
+
+    @Test func thePINIsDecodedAcrossDataLinesPastStatusAndCommentLines() throws {
+        let pinentry = try FakePinentry(
+            in: directory, getPIN: "printf '%s\\n' '# thinking' 'S PROGRESS 1' 'D 100%25 pass' 'D %0Aword' 'OK'")
+        let outcome = ask(pinentry)
+        #expect(entered(outcome) == Array("100% pass\nword".utf8), "\(outcome)")
+    }
+
+    @Test func theDescriptionNamesTheProgramAndTheOperationPromptPercentEscaped() throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "printf '%s\\n' 'D x' 'OK'")
+        let request = SecretPromptRequest(
+            operationPrompt: "Unlock 100% of\nthe vault", callingProgram: "vault-tool", cancelTitle: "Not now",
+            attempt: 2)
+        let outcome = ask(pinentry, request)
+        #expect(entered(outcome) == Array("x".utf8), "\(outcome)")
+        let commands = try pinentry.commands()
+        #expect(commands.contains("SETDESC vault-tool wants to use your keychain: Unlock 100%25 of%0Athe vault"))
+        #expect(commands.contains("SETPROMPT Keychain passcode:"))
+        #expect(commands.contains("SETCANCEL Not now"))
+        #expect(commands.contains("SETERROR Wrong passcode, try again."))
+        #expect(commands.contains("SETTITLE Keychain"))
+        // GETPIN comes after the texts, and the conversation ends with BYE.
+        let getPIN = try #require(commands.firstIndex(of: "GETPIN"))
+        #expect(commands.firstIndex { $0.hasPrefix("SETDESC ") }.map { $0 < getPIN } == true)
+        #expect(commands.last == "BYE")
+    }
+
+    @Test func aFirstAttemptShowsNoErrorAndAnApplicationPasswordIsNamed() throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "printf '%s\\n' 'D x' 'OK'")
+        _ = ask(pinentry, SecretPromptRequest(kind: .applicationPassword, callingProgram: "tests"))
+        let commands = try pinentry.commands()
+        #expect(commands.contains("SETPROMPT Application password:"))
+        #expect(!commands.contains { $0.hasPrefix("SETERROR") })
+        #expect(!commands.contains { $0.hasPrefix("SETCANCEL") })
+    }
+
+    @Test func optionsComeFromTheEnvironment() throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "printf '%s\\n' 'D x' 'OK'")
+        var environment = pinentry.environment
+        environment["GPG_TTY"] = "/dev/pts/9"
+        environment["TERM"] = "xterm-256color"
+        environment["LANG"] = "C.UTF-8"
+        _ = PinentryPrompter(environment: environment).ask(SecretPromptRequest())
+        let commands = try pinentry.commands()
+        #expect(commands.contains("OPTION ttyname=/dev/pts/9"))
+        #expect(commands.contains("OPTION ttytype=xterm-256color"))
+        #expect(commands.contains("OPTION lc-ctype=C.UTF-8"))
+    }
+
+    @Test(arguments: ["ERR 83886179 Operation cancelled <Pinentry>", "ERR 99 canceled", "ERR 83886278 fully canceled"])
+    func aCancelIsCanceled(_ error: String) throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "echo '\(error)'")
+        let outcome = ask(pinentry)
+        guard case .canceled = outcome else {
+            Issue.record("expected canceled, got \(outcome)")
+            return
+        }
+    }
+
+    @Test func anEmptyPINIsACancel() throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "echo OK")
+        guard case .canceled = ask(pinentry) else {
+            Issue.record("an empty PIN was not a cancel")
+            return
+        }
+    }
+
+    @Test func anotherErrorIsUnavailableWithPinentrysText() throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "echo 'ERR 83918950 Inappropriate ioctl for device'")
+        let why = try #require(reason(ask(pinentry)))
+        #expect(why.contains("Inappropriate ioctl for device"))
+        #expect(why.contains("83918950"))
+    }
+
+    @Test(arguments: [
+        ("a greeting that is not OK", "echo 'HELLO there'", "printf '%s\\n' 'D x' 'OK'", "did not greet"),
+        ("a line that is not Assuan", "echo 'OK hi'", "echo 'PIN: hunter2'", "not Assuan"),
+        ("a malformed escape", "echo 'OK hi'", "printf '%s\\n' 'D bad%zz' 'OK'", "malformed %-escape"),
+        ("an ERR without a code", "echo 'OK hi'", "echo 'ERR oops'", "without a code"),
+        ("an exit mid-conversation", "echo 'OK hi'", "exit 0", "closed the connection"),
+        ("no greeting at all", "exit 3", "echo OK", "closed the connection"),
+    ])
+    func garbageIsUnavailableNeverACrash(_ what: String, greeting: String, getPIN: String, expected: String) throws {
+        let pinentry = try FakePinentry(in: directory, greeting: greeting, getPIN: getPIN)
+        let outcome = ask(pinentry)
+        let why = try #require(reason(outcome), "\(what): \(outcome)")
+        #expect(why.contains(expected), "\(what): \(why)")
+        #expect(!why.contains("hunter2") || expected == "not Assuan")
+    }
+
+    @Test func aLineOverAssuansLimitIsRefused() throws {
+        let long = String(repeating: "A", count: 1200)
+        let pinentry = try FakePinentry(in: directory, getPIN: "echo 'D \(long)'")
+        let why = try #require(reason(ask(pinentry)))
+        #expect(why.contains("longer than Assuan's 1000 bytes"))
+    }
+
+    @Test func anInquiryGetsAnEmptyAnswer() throws {
+        let pinentry = try FakePinentry(
+            in: directory,
+            getPIN: "echo 'INQUIRE QUALITY x'; IFS= read -r reply; printf '%s\\n' \"$reply\" >> \"$log\"; "
+                + "printf '%s\\n' 'D after' 'OK'")
+        #expect(entered(ask(pinentry)) == Array("after".utf8))
+        #expect(try pinentry.commands().contains("END"))
+    }
+
+    @Test func aPinentryThatHangsIsKilledAfterTheTimeoutAndReaped() throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "exec sleep 600")
+        let outcome = ask(pinentry, timeout: .seconds(1))
+        let why = try #require(reason(outcome), "\(outcome)")
+        #expect(why.contains("did not answer within"))
+        let pid = try #require(try pinentry.pid())
+        // Killed and reaped: no such process any more (a zombie would still answer kill 0).
+        #expect(kill(pid, 0) == -1 && errno == ESRCH)
+    }
+
+    @Test func aLongOperationPromptIsCutToAssuansLineLimit() throws {
+        let pinentry = try FakePinentry(in: directory, getPIN: "printf '%s\\n' 'D x' 'OK'")
+        let request = SecretPromptRequest(operationPrompt: String(repeating: "%", count: 2000), callingProgram: "t")
+        #expect(entered(ask(pinentry, request)) == Array("x".utf8))
+        let description = try #require(try pinentry.commands().first { $0.hasPrefix("SETDESC ") })
+        #expect(description.utf8.count < AssuanChannel.maximumLineLength)
+        #expect(description.hasSuffix("%25…"))
+    }
+
+    @Test func noPinentryIsUnavailable() throws {
+        let empty = try TemporaryDirectory()
+        let why = try #require(reason(PinentryPrompter(environment: ["PATH": empty.url.path]).ask(.init())))
+        #expect(why.contains("no pinentry program"))
+        let named = try #require(
+            reason(PinentryPrompter(environment: ["PINENTRY_PROGRAM": empty.file("absent").path]).ask(.init())))
+        #expect(named.contains("PINENTRY_PROGRAM"))
+    }
+
+    @Test func pinentryIsFoundOnThePath() throws {
+        _ = try FakePinentry(in: directory, getPIN: "printf '%s\\n' 'D on%20the%20path' 'OK'")
+        let outcome = PinentryPrompter(environment: ["PATH": "/nonexistent:\(directory.url.path):/usr/bin:/bin"])
+            .ask(.init())
+        #expect(entered(outcome) == Array("on the path".utf8))
+    }
+}
