@@ -82,6 +82,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
+            dependencies: ["KeychainCore"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
@@ -108,11 +109,22 @@ let package = Package(
 // the library, its tests and its tools exist only where Darwin does not (DESIGN §1).
 #if !canImport(Darwin)
     package.products.append(.library(name: "Security", targets: ["Security"]))
+    // Apple's LocalAuthentication (LAContext) for access control: the owner proves presence with the keychain
+    // passcode. Like Security, the system framework owns the name on Apple's platforms.
+    package.products.append(.library(name: "LocalAuthentication", targets: ["LocalAuthentication"]))
     package.targets += [
         .target(name: "Security", dependencies: ["KeychainCore"]),
+        .target(name: "LocalAuthentication", dependencies: ["KeychainCore"]),
         .executableTarget(name: "secitem-probe", dependencies: ["Security", "KeychainCore"]),
+        // The seed's access-control code (Tests/SecurityTests/Seed004Code.swift, linked into its folder) as a
+        // process, so a test can read the item back at a real (pseudo-)terminal.
+        .executableTarget(name: "seed004-probe", dependencies: ["Security", "KeychainCore"], path: "Tests/Seed004Probe"),
         .executableTarget(name: "security-fuzz", dependencies: ["Security", "KeychainCore"]),
-        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "KeychainCore", "secitem-probe"]),
+        .testTarget(
+            name: "SecurityTests",
+            dependencies: [
+                "TestSupport", "Security", "LocalAuthentication", "KeychainCore", "secitem-probe", "seed004-probe",
+            ]),
     ]
     // The `security` command takes Apple's status codes and messages from it (on Apple's platforms, from the framework).
     package.targets.first { $0.name == "security-tool" }?.dependencies.append("Security")

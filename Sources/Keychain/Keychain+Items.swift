@@ -87,17 +87,25 @@ extension Keychain {
 
     private func addItem<Value: StoredItemValue>(_ item: Value, secret: Data) throws(KeychainError) -> Value {
         try perform("cannot add the \(item.summary)") { (connection, caller) throws(EngineError) -> Value in
-            Value(
-                reading: try connection.add(
-                    NewItem(itemClass: Value.itemClass, attributes: item.attributesToAdd, data: secret), for: caller))
+            try authenticated(connection) { (authentication) throws(EngineError) -> Value in
+                Value(
+                    reading: try connection.add(
+                        NewItem(
+                            itemClass: Value.itemClass, attributes: item.attributesToAdd, data: secret,
+                            authentication: authentication), for: caller))
+            }
         }
     }
 
     private func addOrUpdateItem<Value: StoredItemValue>(_ item: Value, secret: Data) throws(KeychainError) -> Value {
         try perform("cannot store the \(item.summary)") { (connection, caller) throws(EngineError) -> Value in
-            Value(
-                reading: try connection.addOrUpdate(
-                    NewItem(itemClass: Value.itemClass, attributes: item.attributesToAdd, data: secret), for: caller))
+            try authenticated(connection) { (authentication) throws(EngineError) -> Value in
+                Value(
+                    reading: try connection.addOrUpdate(
+                        NewItem(
+                            itemClass: Value.itemClass, attributes: item.attributesToAdd, data: secret,
+                            authentication: authentication), for: caller))
+            }
         }
     }
 
@@ -107,8 +115,12 @@ extension Keychain {
         reread.returning = .attributes
         return try perform("cannot update the \(item.summary)") {
             (connection, caller) throws(EngineError) -> Value in
-            _ = try connection.update(
-                query, with: ItemChanges(attributes: item.attributesToUpdate, data: secret), for: caller)
+            _ = try authenticated(connection) { (authentication) throws(EngineError) -> Int in
+                var query = query
+                query.authentication = authentication
+                return try connection.update(
+                    query, with: ItemChanges(attributes: item.attributesToUpdate, data: secret), for: caller)
+            }
             guard let stored = try connection.backend().copyMatching(reread, for: caller).first else {
                 throw EngineError(.itemNotFound, "the updated item cannot be found again")
             }
@@ -134,11 +146,22 @@ extension Keychain {
         return try perform("cannot read the secret of the \(item.summary)") {
             (connection, caller) throws(EngineError) -> Data? in
             do throws(EngineError) {
-                return try connection.backend().copyMatching(query, for: caller).first?.data ?? Data()
+                return try authenticated(connection) { (authentication) throws(EngineError) -> Data? in
+                    var query = query
+                    query.authentication = authentication
+                    return try connection.backend().copyMatching(query, for: caller).first?.data ?? Data()
+                }
             } catch  where KeychainError.isNotFound(error) {
                 return nil
             }
         }
+    }
+
+    /// Runs a request through the authentication loop with this keychain's context and prompt.
+    private func authenticated<Output>(
+        _ connection: Connection, _ request: (ItemAuthentication) throws(EngineError) -> Output
+    ) throws(EngineError) -> Output {
+        try AuthenticationLoop.perform(authenticationOptions, backend: try connection.backend(), request)
     }
 
     private func itemsMatching<Query: StoredItemQuery>(_ query: Query) throws(KeychainError) -> [Query.Value] {

@@ -110,8 +110,13 @@ extension Keychain {
         try perform("cannot read \(describe(key))") { (connection, caller) throws(EngineError) -> Data? in
             var query = valueQuery(key)
             query.returning = .data
+            let backend = try connection.backend()
             do throws(EngineError) {
-                return try connection.backend().copyMatching(query, for: caller).first?.data ?? Data()
+                return try AuthenticationLoop.perform(authenticationOptions, backend: backend) {
+                    (authentication) throws(EngineError) -> Data? in
+                    query.authentication = authentication
+                    return try backend.copyMatching(query, for: caller).first?.data ?? Data()
+                }
             } catch  where KeychainError.isNotFound(error) {
                 return nil
             }
@@ -125,7 +130,18 @@ extension Keychain {
         attributes[.accessible] = .string(accessibility.rawValue)
         attributes[.label] = label.map { .string($0) }
         attributes[.synchronizable] = .bool(isSynchronizable)
-        _ = try connection.addOrUpdate(
-            NewItem(itemClass: .genericPassword, attributes: attributes, data: data), for: caller)
+        if let accessControl { attributes[.accessControl] = try AccessConstraint(flags: accessControl).attributeValue }
+        _ = try AuthenticationLoop.perform(authenticationOptions, backend: try connection.backend()) {
+            (authentication) throws(EngineError) -> Item in
+            try connection.addOrUpdate(
+                NewItem(
+                    itemClass: .genericPassword, attributes: attributes, data: data, authentication: authentication),
+                for: caller)
+        }
+    }
+
+    /// The authentication loop's options: this keychain's context and prompt.
+    var authenticationOptions: AuthenticationLoop.Options {
+        AuthenticationLoop.Options(context: authenticationContext, operationPrompt: operationPrompt)
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import KeychainCore
 
+/// Apple's access-control flags (`SecAccessControlCreateFlags`), for ``Keychain/accessControl(_:)``.
+public typealias AccessControlFlags = AccessConstraint.Flags
+
 /// A keychain, configured for the items it writes: the Swift-native API of swift-keychain.
 ///
 /// ```swift
@@ -34,6 +37,12 @@ public struct Keychain: Sendable {
     public private(set) var isSynchronizable = false
     /// The label the key-value API writes items with; `nil` leaves labels alone.
     public private(set) var label: String?
+    /// What reading a value the key-value API writes will require (`nil`: nothing beyond its accessibility).
+    public private(set) var accessControl: AccessControlFlags?
+    /// The context whose evaluation and credentials reads and writes use, and whose prompts they show.
+    public private(set) var authenticationContext: AuthenticationContext?
+    /// The text shown when the user is asked to authenticate (`kSecUseOperationPrompt`).
+    public private(set) var operationPrompt: String?
 
     let connection: Connection
     let identity: Result<ApplicationIdentity, KeychainError>
@@ -115,6 +124,21 @@ public struct Keychain: Sendable {
 
     /// This keychain writing items with a label (`nil`: labels are left alone).
     public func label(_ label: String?) -> Keychain { with { $0.label = label } }
+
+    /// This keychain writing items whose data needs the user's authentication to read (DESIGN §11):
+    /// `.userPresence` or `.devicePasscode` ask for the keychain passcode, `.applicationPassword` for a password of
+    /// the item's own (from ``authenticationContext(_:)``, or asked for). `nil` writes items without. Items with
+    /// access control never sync, and need a keychain passcode when they name it.
+    public func accessControl(_ flags: AccessControlFlags?) -> Keychain { with { $0.accessControl = flags } }
+
+    /// This keychain using an authentication context (an `LAContext`'s, or one of its own) for its reads and
+    /// writes: what the context evaluated is reused within its window, and its application password is used.
+    public func authenticationContext(_ context: AuthenticationContext?) -> Keychain {
+        with { $0.authenticationContext = context }
+    }
+
+    /// This keychain showing `prompt` when it asks the user to authenticate.
+    public func operationPrompt(_ prompt: String?) -> Keychain { with { $0.operationPrompt = prompt } }
 
     private func with(_ change: (inout Keychain) -> Void) -> Keychain {
         var copy = self

@@ -52,6 +52,8 @@ public struct KeychainError: StatusError {
         .missingEntitlement, "the caller is not entitled to the access group")
     /// `errSecAuthFailed` (-25293): the passcode is wrong, or the item needs a passcode and none is set.
     public static let authFailed = KeychainError(.authFailed, "authentication failed")
+    /// The user canceled the authentication an item's access control asked for (`errSecUserCanceled`).
+    public static let userCanceled = KeychainError(.userCanceled, "the user canceled the authentication")
     /// `errSecDecode` (-26275): a stored item failed authentication (it was altered or moved), or its data does
     /// not decode as the requested type.
     public static let decode = KeychainError(.decode, "the item cannot be decoded")

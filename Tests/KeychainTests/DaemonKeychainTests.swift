@@ -50,3 +50,38 @@ struct DaemonKeychainTests {
         }
     }
 }
+
+/// Access control through keychaind (DESIGN §11): the daemon never prompts; it answers that authentication is
+/// needed, and the client's context asks (here a script) and sends the request again.
+@Suite(
+    "Access control through keychaind", .serialized, .enabled(if: getuid() == 0, "needs root to name an identity"),
+    .timeLimit(.minutes(2)))
+struct DaemonAccessControlTests {
+    @Test("The client asks for the passcode, the daemon checks it; a lock through the daemon asks again")
+    func userPresenceThroughTheDaemon() async throws {
+        let daemon = try DaemonProcess()
+        let identity = try ApplicationIdentity(applicationIdentifier: "TEAM.a")
+        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
+            Keychain(service: "api", identity: identity)
+        }
+        try await keychain.setPasscode("2468")
+        let prompter = ScriptedPrompter([.type("2468"), .type("2468")])
+        let context = scriptedContext(prompter)
+        context.reuseDuration = 300
+        let protected = keychain.accessControl([.userPresence]).authenticationContext(context)
+        try await protected.set("s3cret", for: "alice")
+        #expect(prompter.asked.isEmpty)
+        #expect(try await protected.get("alice") == "s3cret")
+        #expect(try await protected.get("alice") == "s3cret")
+        #expect(prompter.asked.count == 1)
+        try await keychain.lock()
+        try await keychain.unlock(passcode: "2468")
+        #expect(try await protected.get("alice") == "s3cret")
+        #expect(prompter.asked.count == 2)
+        let refusing = scriptedContext(ScriptedPrompter([]))
+        refusing.interactionNotAllowed = true
+        await #expect(throws: KeychainError.interactionNotAllowed) {
+            try await keychain.authenticationContext(refusing).get("alice")
+        }
+    }
+}

@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// SecAccessControl: an accessibility alone is stored; constraints are refused until they are enforced.
+/// SecAccessControl: the accessibility it carries, and Apple's rules for its flags.
 @Suite struct AccessControlTests {
     @Test func flagsHaveApplesValues() {
         #expect(SecAccessControlCreateFlags.userPresence.rawValue == 1)
@@ -44,27 +44,56 @@ import Testing
                         kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
                     ]))
             #expect(conflicting.status == errSecParam)
-            #expect(conflicting.message?.contains("conflicting") == true)
+            #expect(conflicting.message?.contains("kSecAttrAccessible") == true)
         }
     }
 
+    /// SecAccessControl.m, SecAccessControlCreateWithFlags: each refusal is `errSecParam` and no object.
     @Test(arguments: [
-        SecAccessControlCreateFlags.userPresence, .devicePasscode, [.biometryAny, .or, .devicePasscode],
-        .applicationPassword,
+        FlagRule([.or, .and, .devicePasscode], "only one logical operation"),
+        FlagRule([.biometryAny, .biometryCurrentSet], "only one bio constraint"),
+        FlagRule([.userPresence, .devicePasscode], "kSecAccessControlUserPresence can be combined only"),
+        FlagRule([.userPresence, .biometryAny], "kSecAccessControlUserPresence can be combined only"),
     ])
-    func constraintsAreRefusedAndNothingIsStored(flags: SecAccessControlCreateFlags) throws {
+    func applesFlagRulesRefuse(rule: FlagRule) throws {
+        let (flags, reason) = (rule.flags, rule.reason)
+        var error: Unmanaged<CFError>?
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, &error) == nil)
+        let reported = try #require(error?.takeRetainedValue())
+        #expect(reported.code == Int(errSecParam))
+        #expect(reported.localizedDescription.contains(reason))
+    }
+
+    /// The combinations SecAccessControl.m accepts.
+    @Test(arguments: [
+        SecAccessControlCreateFlags.userPresence, [.userPresence, .applicationPassword],
+        [.userPresence, .privateKeyUsage], [.biometryAny, .or, .devicePasscode],
+        [.devicePasscode, .and, .applicationPassword],
+    ])
+    func applesFlagRulesAccept(flags: SecAccessControlCreateFlags) {
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil) != nil)
+    }
+
+    /// SecItem.m, SecItemAuthDoQuery: an item with constraints never syncs; and without a passcode an item that
+    /// needs one is refused (as iOS refuses akpu items), storing nothing.
+    @Test func constrainedItemsThatCannotBeProtectedAreRefused() throws {
         let keychain = try TestSecItemKeychain()
         try keychain.run {
-            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil))
-            let outcome = add(
+            let control = try #require(
+                SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil))
+            let synchronizable = add(
+                password(
+                    "a",
+                    [
+                        kSecAttrAccessControl as String: control, kSecAttrSynchronizable as String: true,
+                        kSecValueData as String: bytes("x"),
+                    ]))
+            #expect(synchronizable.status == errSecParam)
+            let noPasscode = add(
                 password("a", [kSecAttrAccessControl as String: control, kSecValueData as String: bytes("x")]))
-            #expect(outcome.status == errSecUnimplemented)
-            #expect(outcome.message?.contains("not enforced") == true)
-            #expect(secret("a") == nil)
-            #expect(add(password("b")).status == errSecSuccess)
-            #expect(update(password("b"), [kSecAttrAccessControl as String: control]).status == errSecUnimplemented)
-            let stored = copy(password("b", [kSecReturnAttributes as String: true])).result as? [String: Any]
-            #expect(stored?["pdmn"] as? String == "ak")
+            #expect(noPasscode.status == errSecAuthFailed)
+            #expect(noPasscode.message?.contains("passcode") == true)
+            #expect(copy(password("a")).status == errSecItemNotFound)
         }
     }
 
@@ -139,4 +168,17 @@ struct AccessControlSynchronizableTests {
             #expect(update == errSecParam)
         }
     }
+}
+
+/// One of SecAccessControl.m's refusals: the flags and the words of its reason.
+struct FlagRule: Sendable, CustomTestStringConvertible {
+    var flags: SecAccessControlCreateFlags
+    var reason: String
+
+    init(_ flags: SecAccessControlCreateFlags, _ reason: String) {
+        self.flags = flags
+        self.reason = reason
+    }
+
+    var testDescription: String { "0x\(String(flags.rawValue, radix: 16))" }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthentication
 import Security
 import Testing
 
@@ -59,7 +60,7 @@ import Testing
         keychain.run {
             let extras: [String: Any] = [
                 kSecUseDataProtectionKeychain as String: true, kSecAttrPersistentReference as String: Data([1]),
-                kSecUseAuthenticationContext as String: NSObject(), kSecUseOperationPrompt as String: "Unlock",
+                kSecUseAuthenticationContext as String: LAContext(), kSecUseOperationPrompt as String: "Unlock",
                 kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail,
             ]
             #expect(add(password("a", extras)).status == errSecSuccess)

@@ -1,5 +1,6 @@
 import Foundation
 import Security
+import TestSupport
 import Testing
 
 /// The seed's functions, unchanged, against a keychain of the test's own: same results as on iOS.
@@ -57,15 +58,28 @@ import Testing
         }
     }
 
-    /// The snippet asks for user presence, which is not enforced yet: the add is refused, never stored unprotected.
-    @Test func accessControlSnippetIsRefusedAndStoresNothing() throws {
+    /// The snippet's item asks for user presence: it is added without a prompt, its attributes read without one,
+    /// and its data only with the keychain passcode (typed here by a script; `SeedAccessControlTerminalTests` runs
+    /// the seed's own `retrieveToken` at a real terminal).
+    @Test func accessControlSnippetStoresAnItemThatAsksForThePasscode() throws {
         let keychain = try TestSecItemKeychain()
+        try keychain.engine.setPasscode("2468", current: nil)
         try keychain.run {
             seedAddWithAccessControl(account: "carol", tokenData: bytes("secret"))
-            let message = try #require(SecCopyLastErrorMessage() as String?)
-            #expect(message.contains("not implemented yet"))
-            #expect(message.contains("userPresence"))
-            #expect(retrieveToken(forAccount: "carol") == nil)
+            let attributes = copy(password("carol", service: "", [kSecReturnAttributes as String: true]))
+            let stored = try #require(attributes.result as? [String: Any])
+            #expect(stored[kSecAttrAccessible as String] as? String == "aku")
+            #expect(stored[kSecAttrAccessControl as String] is SecAccessControl)
+            let prompter = ScriptedPrompter([.type("2468")])
+            let read = copy(
+                password(
+                    "carol", service: "",
+                    [
+                        kSecReturnData as String: true,
+                        kSecUseAuthenticationContext as String: scriptedContext(prompter),
+                    ]))
+            #expect(read.result as? Data == bytes("secret"))
+            #expect(prompter.asked.count == 1)
         }
     }
 }

@@ -17,6 +17,7 @@ protocol StoredItemValue: Sendable {
 
     var accessGroup: String? { get set }
     var accessibility: Accessibility { get set }
+    var accessControl: AccessControlFlags? { get set }
     var isSynchronizable: Bool { get set }
     var label: String? { get set }
     var itemDescription: String? { get set }
@@ -42,6 +43,8 @@ extension StoredItemValue {
     /// can change an attribute but not remove it (empty text, data or zero reads back as `nil`).
     var attributesToUpdate: ItemAttributes {
         var attributes = primaryKeyAttributes.merging(classAttributes).merging(commonAttributes)
+        // An update keeps the item's access control: changing it means deleting the item and adding it again.
+        attributes[.accessControl] = nil
         for key in [AttributeKey.label, .itemDescription, .comment] where attributes[key] == nil {
             attributes[key] = .string("")
         }
@@ -76,6 +79,7 @@ extension StoredItemValue {
         accessGroup = attributes.string(.accessGroup)
         accessibility = attributes.string(.accessible).flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
         isSynchronizable = attributes.bool(.synchronizable) ?? false
+        accessControl = attributes[.accessControl].flatMap { try? AccessConstraint(attributeValue: $0).flags }
         label = text(.label)
         itemDescription = text(.itemDescription)
         comment = text(.comment)
@@ -94,6 +98,7 @@ extension StoredItemValue {
             .isInvisible: .bool(isInvisible), .isNegative: .bool(isNegative),
         ]
         attributes[.label] = label.map { .string($0) }
+        attributes[.accessControl] = accessControl.flatMap { try? AccessConstraint(flags: $0).attributeValue }
         attributes[.itemDescription] = itemDescription.map { .string($0) }
         attributes[.comment] = comment.map { .string($0) }
         attributes[.creator] = creator.map { .integer(Int64($0)) }

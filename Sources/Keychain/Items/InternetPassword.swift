@@ -27,6 +27,9 @@ public struct InternetPassword: Sendable, Hashable, Codable {
     public var accessGroup: String?
     /// When the item can be read (`pdmn`).
     public var accessibility: Accessibility
+    /// What reading the item's secret requires beyond its accessibility (`accc`), set when it is added: the
+    /// keychain passcode for `.userPresence`/`.devicePasscode`, its own password for `.applicationPassword`.
+    public var accessControl: AccessControlFlags?
     /// Whether the item is synchronized to the user's other devices (`sync`), part of the item's key.
     public var isSynchronizable: Bool
     /// A user-visible label (`labl`).

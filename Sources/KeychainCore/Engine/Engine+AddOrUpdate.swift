@@ -21,8 +21,11 @@ extension Engine {
         let changes = ItemChanges(
             attributes: changed, data: newItem.data,
             allowsThisDeviceOnlySynchronizable: newItem.allowsThisDeviceOnlySynchronizable)
+        // Writing over an item with access control needs its factors, which the new item's authentication brings.
+        let release = try factorRelease(newItem.authentication)
         return { [changed] (state) throws(EngineError) -> Item in
-            let result = try state.search.run(query, for: caller, needs: [.attributes], limit: 1)
+            let result = try state.search.run(
+                query, for: caller, needs: [.attributes, .sealing, .constrainedData], limit: 1, release: release)
             if let match = result.matches.first {
                 let attributes = try self.rewrite(
                     match, itemClass: newItem.itemClass, with: changed, changes, in: state)

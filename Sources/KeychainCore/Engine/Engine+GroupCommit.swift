@@ -98,7 +98,7 @@ extension Engine {
             let body = try preparedAddOrUpdate(item, for: caller)
             return { (state) throws(EngineError) in .item(try body(state)) }
         case .update(let query, let changes):
-            let body = try preparedUpdate(query, with: changes, for: caller)
+            let body = try preparedUpdate(query, with: changes, for: caller, release: try updateRelease(query, changes))
             return { (state) throws(EngineError) in .count(try body(state)) }
         case .delete(let query):
             let body = try preparedDelete(query, for: caller)

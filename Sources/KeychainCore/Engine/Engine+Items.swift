@@ -39,9 +39,12 @@ extension Engine {
         attributes[.creationDate] = .date(now)
         attributes[.modificationDate] = .date(now)
         let reference = PersistentReference(itemClass: newItem.itemClass, uuid: UUID())
+        let access = try accessSealing(
+            for: &attributes, itemClass: newItem.itemClass, uuid: reference.uuid,
+            authentication: newItem.authentication, in: state)
         let stored = try state.sealer.seal(
             itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, uuid: reference.uuid,
-            sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag)
+            sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag, access: access)
         let item = Item(
             itemClass: newItem.itemClass, attributes: attributes, data: newItem.data, persistentReference: reference)
         return (item, stored)
@@ -62,12 +65,13 @@ extension Engine {
     public func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item] {
         let limit = query.limit ?? .one
         guard limit.maximum >= 1 else { throw .param("the match limit \(limit.maximum) is not positive") }
+        let release = try query.returning.contains(.data) ? factorRelease(query.authentication) : nil
         let result = try state.withLock { (state) throws(EngineError) -> SearchResult in
             try state.checkServable()
             var needs: SearchNeeds = []
             if query.returning.contains(.data) { needs.insert(.data) }
             if query.returning.contains(.attributes) { needs.insert(.attributes) }
-            return try state.search.run(query, for: caller, needs: needs, limit: limit.maximum)
+            return try state.search.run(query, for: caller, needs: needs, limit: limit.maximum, release: release)
         }
         try Self.checkFound(result, query)
         let withAttributes = query.returning.contains(.attributes)
@@ -85,12 +89,17 @@ extension Engine {
     public func update(
         _ query: ItemQuery, with changes: ItemChanges, for caller: Caller
     ) throws(EngineError) -> Int {
-        try write(preparedUpdate(query, with: changes, for: caller))
+        try write(preparedUpdate(query, with: changes, for: caller, release: try updateRelease(query, changes)))
+    }
+
+    /// The factors an update releases: only one that writes new data needs them (for items with access control).
+    func updateRelease(_ query: ItemQuery, _ changes: ItemChanges) throws(EngineError) -> FactorRelease? {
+        changes.data == nil ? nil : try factorRelease(query.authentication)
     }
 
     /// An update, checked, as a write to run under the lock inside a write transaction.
     func preparedUpdate(
-        _ query: ItemQuery, with changes: ItemChanges, for caller: Caller
+        _ query: ItemQuery, with changes: ItemChanges, for caller: Caller, release: FactorRelease?
     ) throws(EngineError) -> PreparedWrite<Int> {
         guard query.limit == nil else { throw .param("an update changes every match; it takes no match limit") }
         guard query.returning.isEmpty else { throw .param("an update returns nothing; it takes no return options") }
@@ -99,12 +108,17 @@ extension Engine {
         try ItemValidator.check(changes.attributes, for: itemClass)
         if let data = changes.data { try ItemValidator.check(data: data) }
         if let group = changes.attributes.string(.accessGroup) { try caller.checkEntitlement(to: group) }
+        if changes.attributes[.accessControl] != nil {
+            throw .param(
+                "an update cannot change an item's access control (accc): delete the item and add it again")
+        }
         var changed = changes.attributes
         changed[.creationDate] = nil
         changed[.modificationDate] = .date(options.now())
         return { [changed] (state) throws(EngineError) -> Int in
-            let needs: SearchNeeds = changes.data == nil ? [.attributes, .data] : [.attributes]
-            let result = try state.search.run(query, for: caller, needs: needs, limit: .max)
+            let needs: SearchNeeds =
+                changes.data == nil ? [.attributes, .data, .sealing] : [.attributes, .sealing, .constrainedData]
+            let result = try state.search.run(query, for: caller, needs: needs, limit: .max, release: release)
             try Self.checkFound(result, query)
             for match in result.matches {
                 _ = try self.rewrite(match, itemClass: itemClass, with: changed, changes, in: state)
@@ -127,9 +141,11 @@ extension Engine {
         if !changes.allowsThisDeviceOnlySynchronizable {
             try ItemValidator.checkSynchronizable(attributes.bool(.synchronizable) ?? false, protectionClass)
         }
+        let access = try Self.accessSealing(of: match, current: current, attributes: attributes, changes)
         let stored = try state.sealer.seal(
             itemClass: itemClass, attributes: attributes, data: changes.data ?? match.data ?? Data(),
-            uuid: match.uuid, sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag)
+            uuid: match.uuid, sequence: try state.store.changeLog.nextSequence(), keybag: state.keybag,
+            access: access)
         do throws(EngineError) {
             try state.store.replace(rowID: match.rowID, with: stored)
         } catch  where error.code == .duplicateItem {

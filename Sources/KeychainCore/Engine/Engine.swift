@@ -52,6 +52,9 @@ public final class Engine: KeychainBackend {
         keybag.removeItems = { (protectionClass, time) throws(EngineError) in
             try changeLog.removeAll(of: protectionClass, at: time)
         }
+        keybag.removePasscodeOnlyItems = { (time) throws(EngineError) in
+            try changeLog.removeAll(where: { AccessConstraint.opensOnlyWithPasscode(flags: $0) }, at: time)
+        }
         changeLog.didCommit = { [notifier] _ in notifier.signal() }
         state = Mutex(try EngineState(database: database, keybag: keybag, changeLog: changeLog, refusal: refusal))
     }
@@ -89,7 +92,7 @@ public final class Engine: KeychainBackend {
                 keybagID: keybagID, hasPasscode: state.keybag.hasPasscode,
                 isLocked: !state.keybag.isUnlocked, hasBeenUnlocked: state.keybag.hasBeenUnlocked,
                 failedAttempts: record.failedAttempts, retryAfter: record.retryAfter > now ? record.retryAfter : nil,
-                eraseAfter: record.eraseAfter > 0 ? record.eraseAfter : nil)
+                eraseAfter: record.eraseAfter > 0 ? record.eraseAfter : nil, lockEpoch: state.keybag.lockEpoch)
         }
     }
 

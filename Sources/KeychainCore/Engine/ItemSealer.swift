@@ -22,7 +22,7 @@ final class ItemSealer {
     /// of its row with change sequence `sequence`; a tombstone keeps its attributes and has no secret.
     func seal(
         itemClass: ItemClass, attributes: ItemAttributes, data: Data, uuid: UUID, sequence: Int64,
-        isTombstone: Bool = false, keybag: Keybag
+        isTombstone: Bool = false, keybag: Keybag, access: AccessSealing? = nil
     ) throws(EngineError) -> StoredItem {
         let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
         let group = attributes.string(.accessGroup) ?? ""
@@ -42,13 +42,27 @@ final class ItemSealer {
             modificationTime: (attributes[.modificationDate]?.dateValue ?? Date()).timeIntervalSince1970,
             sequence: sequence, isTombstone: isTombstone, wrappedKey: Data(), metadata: Data(), secret: nil,
             accessGroup: group)
-        scratch.storage.fillRandom()
+        if let kept = access?.itemKey {
+            scratch.storage.withUnsafeMutableBytes { target in
+                kept.withUnsafeBytes { target.copyMemory(from: $0) }
+            }
+        } else {
+            scratch.storage.fillRandom()
+        }
         defer { scratch.storage.zero() }
         item.wrappedKey = try AEAD.seal(key: scratch, under: classKey, associatedData: item.keyAssociatedData)
+        var sealedAttributes = attributes
+        if let access {
+            let (envelope, digest) = try sealEnvelope(
+                access, data: data, binding: Self.accessBinding(uuid: uuid, itemClass: itemClass), itemKey: scratch)
+            item.accessFlags = access.constraint.flags.rawValue
+            item.secret = envelope.encoded()
+            sealedAttributes[.accessControl] = Self.storedAccessValue(access.constraint, digest: digest)
+        }
         item.metadata = try AEAD.seal(
-            Padding.pad(AttributeCoder.encode(attributes)), key: scratch,
+            Padding.pad(AttributeCoder.encode(sealedAttributes)), key: scratch,
             associatedData: item.sealAssociatedData(UInt8(ascii: "m")))
-        if !isTombstone {
+        if !isTombstone && access == nil {
             item.secret = try AEAD.seal(
                 Padding.pad(data), key: scratch, associatedData: item.sealAssociatedData(UInt8(ascii: "s")))
         }

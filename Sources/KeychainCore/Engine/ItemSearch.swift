@@ -9,6 +9,8 @@ struct ItemMatch {
     /// The attributes, when the search opened them.
     var attributes: ItemAttributes?
     var data: Data?
+    /// For an item with access control, when the search keeps it: what sealing it again needs.
+    var sealing: AccessSealing?
 }
 
 /// What a search found: the matches, and the damaged rows it skipped.
@@ -25,6 +27,11 @@ struct SearchNeeds: OptionSet {
     let rawValue: Int
     static let attributes = SearchNeeds(rawValue: 1)
     static let data = SearchNeeds(rawValue: 2)
+    /// What an update needs to seal an item with access control again (its item key and envelope).
+    static let sealing = SearchNeeds(rawValue: 4)
+    /// With ``sealing``: also open the data of items with access control (an update that writes new data needs
+    /// their unlock secret); without it, ``data`` opens only the data of the others.
+    static let constrainedData = SearchNeeds(rawValue: 8)
 }
 
 /// Finds the items a query matches for a caller: validates the query, narrows rows in SQL by clear columns and
@@ -52,7 +59,7 @@ struct ItemSearch {
 
     /// Runs a search for up to `limit` matches.
     func run(
-        _ query: ItemQuery, for caller: Caller, needs: SearchNeeds, limit: Int
+        _ query: ItemQuery, for caller: Caller, needs: SearchNeeds, limit: Int, release: FactorRelease? = nil
     ) throws(EngineError) -> SearchResult {
         let itemClass = try Self.itemClass(of: query)
         try ItemValidator.check(query.attributes, for: itemClass)
@@ -71,6 +78,7 @@ struct ItemSearch {
         try store.candidates(filter) { (row: StoredRow) throws(EngineError) -> Bool in
             let attributes: ItemAttributes?
             let data: Data?
+            var sealing: AccessSealing?
             do throws(EngineError) {
                 if byPrimaryKey {
                     try Self.checkExact(row, filter)
@@ -78,8 +86,25 @@ struct ItemSearch {
                         return true
                     }
                 }
-                (attributes, data) = try sealer.open(
-                    row, keybag: keybag, attributes: opensAttributes, data: needs.contains(.data))
+                if row.accessFlags != 0 {
+                    // Attributes first: only an item the query matches may ask for the user's authentication.
+                    var opening = try sealer.openConstrained(
+                        row, keybag: keybag, data: false, keepsSealing: needs.contains(.sealing), release: release)
+                    if !byPrimaryKey {
+                        guard let group = opening.attributes.string(.accessGroup), caller.canAccess(group),
+                            query.matches(opening.attributes, of: itemClass)
+                        else { return true }
+                    }
+                    if needs.contains(.sealing) ? needs.contains(.constrainedData) : needs.contains(.data) {
+                        opening = try sealer.openConstrained(
+                            row, keybag: keybag, data: true, keepsSealing: needs.contains(.sealing), release: release)
+                    }
+                    if opening.isSkipped { return true }
+                    (attributes, data, sealing) = (opening.attributes, opening.data, opening.sealing)
+                } else {
+                    (attributes, data) = try sealer.open(
+                        row, keybag: keybag, attributes: opensAttributes, data: needs.contains(.data))
+                }
             } catch  where error.code == .decode {
                 if result.damaged == nil { result.damaged = error }
                 result.damagedRowIDs.append(row.rowID)
@@ -93,7 +118,7 @@ struct ItemSearch {
             result.matches.append(
                 ItemMatch(
                     rowID: row.rowID, uuid: row.uuid, itemClass: row.itemClass, synchronizable: row.synchronizable,
-                    attributes: attributes, data: data))
+                    attributes: attributes, data: data, sealing: sealing))
             return result.matches.count < limit
         }
         return result

@@ -150,4 +150,7 @@ public struct KeybagStatus: Sendable, Equatable, Codable {
     public var retryAfter: Date?
     /// After how many consecutive wrong passcodes the keychain is erased (`nil`: never).
     public var eraseAfter: Int?
+    /// The current lock epoch, which changes at every lock: a caller that keeps a passcode for reuse records it,
+    /// and the keychain refuses the passcode once locked since (``ItemAuthentication/passcodeEpoch``).
+    public var lockEpoch: UInt64 = 0
 }

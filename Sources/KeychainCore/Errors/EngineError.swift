@@ -41,8 +41,12 @@ public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConv
         case noSuchAttribute = -25303
         /// `errSecNoSuchClass`: the item class does not exist.
         case noSuchClass = -25306
-        /// `errSecInteractionNotAllowed`: the item's protection class is not available in the current lock state.
+        /// `errSecInteractionNotAllowed`: the item's protection class is not available in the current lock state,
+        /// or an item needs the user's authentication and the request may not ask for it.
         case interactionNotAllowed = -25308
+        /// `errSecAuthNeeded` (Apple's private status): an item needs factors the request lacks
+        /// (``EngineError/neededFactors``); the caller asks the user and sends the request again.
+        case authNeeded = -25330
         /// `errSecDecode`: a stored item failed authentication (it was altered or moved) and cannot be decoded.
         case decode = -26275
         /// `errSecMissingEntitlement`: the caller is not entitled to the access group.
@@ -59,11 +63,21 @@ public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConv
     /// again. `nil` for every other error.
     public let resyncSequence: Int64?
 
+    /// For ``Code/authNeeded``: the factors the user must present (any one of them when there are several and the
+    /// item's constraint takes any). `nil` for every other error.
+    public let neededFactors: [AccessFactor]?
+
     /// Creates an error with a status and a message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
         self.resyncSequence = nil
+        self.neededFactors = nil
+    }
+
+    /// The engine's "authentication needed": an item's constraint needs `factors`, which the request lacks.
+    public static func authNeeded(_ factors: [AccessFactor], _ message: String) -> EngineError {
+        EngineError(code: .authNeeded, message: message, resyncSequence: nil, neededFactors: factors)
     }
 
     /// The change feed's "resync needed": the changes after `requested` are no longer all kept; read the items
@@ -74,13 +88,14 @@ public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConv
             message:
                 "resync needed: the change feed no longer holds every change after sequence \(requested); read the "
                 + "items again, then follow the feed from sequence \(oldestAvailable), the oldest it holds whole",
-            resyncSequence: oldestAvailable)
+            resyncSequence: oldestAvailable, neededFactors: nil)
     }
 
-    private init(code: Code, message: String, resyncSequence: Int64?) {
+    private init(code: Code, message: String, resyncSequence: Int64?, neededFactors: [AccessFactor]?) {
         self.code = code
         self.message = message
         self.resyncSequence = resyncSequence
+        self.neededFactors = neededFactors
     }
 
     /// The `OSStatus` value of the error.

@@ -196,6 +196,16 @@ final class ChangeLog: WriteTransactionObserver {
         for rowID in rowIDs { try remove(rowID: rowID, at: time) }
     }
 
+    /// Removes every item whose access control flags (the clear `acl` column) satisfy `condition`.
+    func removeAll(where condition: (UInt32) -> Bool, at time: Date) throws(EngineError) {
+        var rowIDs: [Int64] = []
+        try database.query("SELECT rowid, acl FROM items WHERE acl != 0") { row in
+            if condition(UInt32(truncatingIfNeeded: row.integer(1))) { rowIDs.append(row.integer(0)) }
+            return true
+        }
+        for rowID in rowIDs { try remove(rowID: rowID, at: time) }
+    }
+
     func transactionWillCommit() throws(EngineError) {
         guard let last = pendingSequence, last / Self.compactionInterval != pendingStart / Self.compactionInterval
         else { return }

@@ -1,5 +1,9 @@
 /// An item attribute, with Apple's four-character name as its raw value.
 public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
+    /// What using the item's secret requires (`accc`, `kSecAttrAccessControl`): an ``AccessConstraint``'s
+    /// ``AccessConstraint/attributeValue``. Set when the item is added; a stored item's also carries the digest of
+    /// its sealed secret.
+    case accessControl = "accc"
     /// The access group the item belongs to (`agrp`).
     case accessGroup = "agrp"
     /// The protection class, i.e. when the item can be read (`pdmn`).
@@ -47,27 +51,28 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     /// storage order is name order.
     var slot: Int {
         switch self {
-        case .account: 0
-        case .accessGroup: 1
-        case .authenticationType: 2
-        case .creationDate: 3
-        case .creator: 4
-        case .itemDescription: 5
-        case .generic: 6
-        case .comment: 7
-        case .isInvisible: 8
-        case .label: 9
-        case .modificationDate: 10
-        case .isNegative: 11
-        case .path: 12
-        case .accessible: 13
-        case .port: 14
-        case .`protocol`: 15
-        case .securityDomain: 16
-        case .server: 17
-        case .service: 18
-        case .synchronizable: 19
-        case .type: 20
+        case .accessControl: 0
+        case .account: 1
+        case .accessGroup: 2
+        case .authenticationType: 3
+        case .creationDate: 4
+        case .creator: 5
+        case .itemDescription: 6
+        case .generic: 7
+        case .comment: 8
+        case .isInvisible: 9
+        case .label: 10
+        case .modificationDate: 11
+        case .isNegative: 12
+        case .path: 13
+        case .accessible: 14
+        case .port: 15
+        case .`protocol`: 16
+        case .securityDomain: 17
+        case .server: 18
+        case .service: 19
+        case .synchronizable: 20
+        case .type: 21
         }
     }
 
@@ -77,7 +82,7 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     /// The attributes every class has.
     static let common: [AttributeKey] = [
         .accessGroup, .accessible, .synchronizable, .creationDate, .modificationDate, .itemDescription, .comment,
-        .creator, .type, .label, .isInvisible, .isNegative,
+        .creator, .type, .label, .isInvisible, .isNegative, .accessControl,
     ]
 
     /// The type of value the attribute holds.
@@ -86,7 +91,7 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
         case .accessGroup, .accessible, .itemDescription, .comment, .label, .account, .service, .securityDomain,
             .server, .protocol, .authenticationType, .path:
             .string
-        case .generic: .data
+        case .generic, .accessControl: .data
         case .creator, .type, .port: .integer
         case .synchronizable, .isInvisible, .isNegative: .bool
         case .creationDate, .modificationDate: .date

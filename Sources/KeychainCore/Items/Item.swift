@@ -33,16 +33,20 @@ public struct NewItem: Sendable, Equatable, Codable {
     /// Whether the item may be synchronizable with a this-device-only protection class: iOS stores such an item and
     /// keeps it on the device (the `Security` API's rule). When `false` the pair is `errSecParam`.
     public var allowsThisDeviceOnlySynchronizable: Bool
+    /// For an item with access control (``AttributeKey/accessControl``): its application password, and, when an
+    /// item of that primary key exists already (``KeychainBackend/addOrUpdate(_:for:)``), the factors that open it.
+    public var authentication: ItemAuthentication?
 
     /// Creates an item to add.
     public init(
         itemClass: ItemClass, attributes: ItemAttributes = [:], data: Data = Data(),
-        allowsThisDeviceOnlySynchronizable: Bool = false
+        allowsThisDeviceOnlySynchronizable: Bool = false, authentication: ItemAuthentication? = nil
     ) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.data = data
         self.allowsThisDeviceOnlySynchronizable = allowsThisDeviceOnlySynchronizable
+        self.authentication = authentication
     }
 }
 

@@ -15,6 +15,7 @@ extension Keybag {
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
         if keys[.akpu] == nil { keys[.akpu] = try SecretKey.random() }
         var record = self.record
+        record.passcodeFactor = try passcodeFactor(for: newPasscode, current: current)
         record.passcode = newPasscode.parameters
         try Self.rewrap(
             keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: newPasscode.key))
@@ -36,10 +37,12 @@ extension Keybag {
         keys[.akpu] = nil
         var record = self.record
         record.passcode = nil
+        record.passcodeFactor = nil
         try Self.rewrap(keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: nil))
         record = try attempts.sealing(record, indexKey: indexKey)
         try database.writeTransaction { () throws(EngineError) in
             try removeItems(.whenPasscodeSetThisDeviceOnly, now)
+            try removePasscodeOnlyItems(now)
             try KeybagRecord.deleteKey(.akpu, from: database)
             try record.save(to: database)
         }

@@ -18,12 +18,21 @@ extension Keybag {
         guard hasPasscode else { return true }
         guard passcode.matches(record.passcode) else { return false }
         try load(try verify(passcode, in: database, now: now))
+        if record.passcodeFactor == nil {
+            // A passcode set before access control existed: its factor is made at the first unlock since.
+            var upgraded = record
+            upgraded.passcodeFactor = try PasscodeFactor.generate(
+                keybag: record.uuid, deviceKey: deviceKey, passcodeKey: passcode.key)
+            try database.writeTransaction { () throws(EngineError) in try upgraded.save(to: database) }
+            record = upgraded
+        }
         return true
     }
 
     /// Discards the keys of the classes that need the unlocked state. No effect without a passcode.
     func lock() {
         guard hasPasscode else { return }
+        lockEpoch = UInt64.random(in: 1...UInt64.max)
         unload([.ak, .aku, .akpu, .classB])
     }
 

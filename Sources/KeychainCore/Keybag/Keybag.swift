@@ -29,9 +29,17 @@ final class Keybag {
     private(set) var blindIndex: BlindIndex
     /// Whether the keybag has been unlocked since it was opened (always true without a passcode).
     private(set) var hasBeenUnlocked: Bool
+    /// Changes at every lock (and differs between openings): a passcode a caller kept from an earlier epoch no
+    /// longer opens items with access control, since a lock ends every reuse.
+    var lockEpoch = UInt64.random(in: 1...UInt64.max)
     /// Removes the items of a protection class (all items when `nil`), recording each removal in the change log:
     /// passcode removal deletes `akpu` items, the erase after too many wrong passcodes deletes all.
     var removeItems: (ProtectionClass?, Date) throws(EngineError) -> Void = { _, _ throws(EngineError) in
+        throw .internalError("the keybag cannot remove items before the engine is open")
+    }
+    /// Removes the items whose access control only the passcode satisfies (passcode removal deletes them with the
+    /// passcode factor), recording each removal in the change log.
+    var removePasscodeOnlyItems: (Date) throws(EngineError) -> Void = { _ throws(EngineError) in
         throw .internalError("the keybag cannot remove items before the engine is open")
     }
 

@@ -54,12 +54,18 @@ struct KeybagRecord {
     /// The seal over the counter, wait and erase threshold (``AttemptsSeal``), stored as the `class_keys` row
     /// ``attemptsSealName``.
     var attemptsSeal: Data?
+    /// The passcode factor (``PasscodeFactor``), while a passcode is set: stored as the `class_keys` row
+    /// ``passcodeFactorName``.
+    var passcodeFactor: PasscodeFactor?
     /// Whether the keybag is one whose attempts are sealed, as its index key's associated data says: set by the
     /// keybag when it opens the index key, not stored on its own.
     var sealsAttempts = false
 
     /// The `class_keys` row that holds ``attemptsSeal`` (a name no key has, so older builds skip it).
     static let attemptsSealName = "attempts"
+    /// The `class_keys` row that holds ``passcodeFactor`` (a name no key has, so older builds skip it and the unlock
+    /// never opens it).
+    static let passcodeFactorName = "passcode-factor"
 
     /// The associated data that binds a wrapped class key to this keybag and to its name; the index key's also says
     /// whether the keybag's attempts are sealed.
@@ -96,6 +102,8 @@ struct KeybagRecord {
                 if key == .classB { record.classBPublicKey = row.blob(2) }
             } else if name == attemptsSealName {
                 record.attemptsSeal = row.blob(1)
+            } else if name == passcodeFactorName, let wrapped = row.blob(1), let publicKey = row.blob(2) {
+                record.passcodeFactor = PasscodeFactor(wrappedPrivateKey: wrapped, publicKey: publicKey)
             }
             return true
         }
@@ -129,6 +137,16 @@ struct KeybagRecord {
                 ])
         }
         try saveAttemptsSeal(to: database)
+        if let passcodeFactor {
+            try database.run(
+                "INSERT OR REPLACE INTO class_keys (name, wrapped, public_key) VALUES (?, ?, ?)",
+                [
+                    .text(Self.passcodeFactorName), .blob(passcodeFactor.wrappedPrivateKey),
+                    .blob(passcodeFactor.publicKey),
+                ])
+        } else {
+            try database.run("DELETE FROM class_keys WHERE name = ?", [.text(Self.passcodeFactorName)])
+        }
     }
 
     /// Whether any wrapped key is stored (a keychain whose keybag row is unreadable yet has keys is damaged).

@@ -18,12 +18,15 @@ public struct ItemQuery: Sendable, Equatable, Codable {
     public var returning: ReturnOptions
     /// Whether text attributes match ignoring case.
     public var caseInsensitive: Bool
+    /// The factors that open items with access control, and whether the engine may ask for more
+    /// (``ItemAuthentication``); `nil` asks as ``ItemAuthentication/Interaction/allowed`` does.
+    public var authentication: ItemAuthentication?
 
     /// Creates a query.
     public init(
         itemClass: ItemClass?, attributes: ItemAttributes = [:], synchronizable: SynchronizableFilter = .localOnly,
         persistentReference: PersistentReference? = nil, limit: MatchLimit? = nil, returning: ReturnOptions = [],
-        caseInsensitive: Bool = false
+        caseInsensitive: Bool = false, authentication: ItemAuthentication? = nil
     ) {
         self.itemClass = itemClass
         self.attributes = attributes
@@ -32,6 +35,7 @@ public struct ItemQuery: Sendable, Equatable, Codable {
         self.limit = limit
         self.returning = returning
         self.caseInsensitive = caseInsensitive
+        self.authentication = authentication
     }
 }
 

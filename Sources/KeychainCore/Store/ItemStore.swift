@@ -39,8 +39,8 @@ final class ItemStore {
         try database.run(
             """
             INSERT INTO items (uuid, class, pdmn, sync, agrp, pk, svce, acct, srvr, mdat, wrapped_key, metadata,
-                secret, tomb, seq)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                secret, tomb, seq, acl)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.blob(PersistentReference.bytes(of: item.uuid))] + Self.values(of: item))
         try changeLog.record(Self.change(.added, item))
@@ -52,7 +52,7 @@ final class ItemStore {
         try database.run(
             """
             UPDATE items SET class = ?, pdmn = ?, sync = ?, agrp = ?, pk = ?, svce = ?, acct = ?, srvr = ?, mdat = ?,
-                wrapped_key = ?, metadata = ?, secret = ?, tomb = ?, seq = ?
+                wrapped_key = ?, metadata = ?, secret = ?, tomb = ?, seq = ?, acl = ?
             WHERE rowid = ?
             """,
             Self.values(of: item) + [.integer(rowID)])
@@ -111,6 +111,7 @@ final class ItemStore {
             .blob(item.groupHash), .blob(item.primaryKeyHash), hash(.service), hash(.account), hash(.server),
             .real(item.modificationTime), .blob(item.wrappedKey), .blob(item.metadata),
             item.secret.map { .blob($0) } ?? .null, .integer(item.isTombstone ? 1 : 0), .integer(item.sequence),
+            .integer(Int64(item.accessFlags)),
         ]
     }
 

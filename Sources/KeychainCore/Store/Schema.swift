@@ -91,6 +91,12 @@ enum Schema {
         """
         ALTER TABLE changes ADD COLUMN grp BLOB;
         """,
+        // An item with access control (DESIGN §11) names its flags in clear, as its protection class is named, so
+        // the engine knows before decrypting that its secret is sealed to factors, and passcode removal finds the
+        // items only the passcode opens. The sealed metadata carries the same flags, and they must agree.
+        """
+        ALTER TABLE items ADD COLUMN acl INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.

@@ -19,6 +19,8 @@ struct StoredItem {
     var secret: Data?
     /// The access group in clear, for the change record (never stored in the row, which has its hash).
     var accessGroup: String?
+    /// The access control flags (`AccessConstraint.Flags`), 0 for an item without access control.
+    var accessFlags: UInt32 = 0
 
     /// The item's persistent reference.
     var persistentReference: PersistentReference { PersistentReference(itemClass: itemClass, uuid: uuid) }
@@ -137,12 +139,14 @@ struct StoredRow {
     var sequence: Int64
     /// The sequence of the item's latest change record, or `nil` when the log has none.
     var latestChange: Int64?
+    /// The access control flags in clear (0: none); the sealed metadata must say the same.
+    var accessFlags: UInt32
     private let row: Row
 
     /// The columns a candidate query selects, in ``init(_:)``'s order; the last is the item's latest change.
     static let columns = """
         rowid, uuid, class, pdmn, sync, agrp, pk, wrapped_key, metadata, secret, tomb, seq, mdat, svce, acct, srvr, \
-        (SELECT MAX(changes.seq) FROM changes WHERE changes.uuid = items.uuid)
+        (SELECT MAX(changes.seq) FROM changes WHERE changes.uuid = items.uuid), acl
         """
 
     /// Reads a row selected with ``columns``; a clear column that is not one the engine writes is a decode error.
@@ -161,6 +165,7 @@ struct StoredRow {
         self.isTombstone = row.integer(10) != 0
         self.sequence = row.integer(11)
         self.latestChange = row.isNull(16) ? nil : row.integer(16)
+        self.accessFlags = UInt32(truncatingIfNeeded: row.integer(17))
         self.row = row
     }
 

@@ -3,9 +3,10 @@ import KeychainCore
 
 /// An item's accessibility plus the authentication its use requires, for ``kSecAttrAccessControl``.
 ///
-/// Until access control is enforced (a later issue), an add or update with a constrained access control (any flag
-/// set) is refused with `errSecUnimplemented` and a message saying so: an item is never stored without the protection
-/// it asked for. An access control without flags is the same as its accessibility alone. Immutable, so safe to share.
+/// An item added with a constrained access control is sealed to its factors (DESIGN §11): reading its data asks
+/// for the keychain passcode (`.userPresence`, `.devicePasscode`) or its application password, as
+/// `SecItemCopyMatching` does on iOS. An access control without flags is the same as its accessibility alone.
+/// Immutable, so safe to share.
 ///
 /// Like every CF type it is `Hashable` (Apple's `CFEqual`: the same accessibility and constraints), so it can sit in
 /// a `[String: AnyHashable]` query.
@@ -20,8 +21,21 @@ public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible
         self.flags = flags
     }
 
+    /// The engine's constraint: Apple's bits, which all fit in 32.
+    var constraint: AccessConstraint { AccessConstraint(flagsOf: flags.rawValue) }
+
+    /// The access control of a stored item: its accessibility and its `accc` constraint.
+    convenience init?(storedIn attributes: ItemAttributes) {
+        guard let value = attributes[.accessControl], let constraint = try? AccessConstraint(attributeValue: value),
+            let protectionClass = attributes.string(.accessible).flatMap(ProtectionClass.init(rawValue:))
+        else { return nil }
+        self.init(
+            protectionClass: protectionClass,
+            flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(constraint.flags.rawValue)))
+    }
+
     /// Whether the access control asks for more than an accessibility.
-    var isConstrained: Bool { !flags.isEmpty }
+    var isConstrained: Bool { constraint.isConstrained }
 
     /// Whether two access controls ask for the same accessibility and constraints.
     public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
@@ -106,28 +120,14 @@ public func SecAccessControlCreateWithFlags(
 
 extension SecAccessControlCreateFlags {
     /// Why Apple's `SecAccessControlCreateWithFlags` (SecAccessControl.m) refuses these flags with `errSecParam`,
-    /// in its order and words, or `nil` when they combine: `.or` with `.and`; both biometry flags; `.userPresence`
-    /// with anything but `.applicationPassword` and `.privateKeyUsage`.
+    /// or `nil` when they combine (the engine's one rule, ``AccessConstraint/Flags/combinationProblem``).
     var combinationProblem: String? {
-        if contains(.or) && contains(.and) { return "only one logical operation can be set" }
-        if contains(.biometryAny) && contains(.biometryCurrentSet) { return "only one bio constraint can be set" }
-        if contains(.userPresence), !subtracting([.userPresence, .applicationPassword, .privateKeyUsage]).isEmpty {
-            return "kSecAccessControlUserPresence can be combined only with kSecAccessControlApplicationPassword and "
-                + "kSecAccessControlPrivateKeyUsage"
+        guard rawValue <= CFOptionFlags(UInt32.max) else {
+            return "the access control flags 0x\(String(rawValue, radix: 16)) are unknown"
         }
-        return nil
+        return AccessConstraint.Flags(rawValue: UInt32(rawValue)).combinationProblem
     }
 
     /// The flags' Swift names, for messages: `userPresence, or`.
-    var names: String {
-        let known: [(SecAccessControlCreateFlags, String)] = [
-            (.userPresence, "userPresence"), (.biometryAny, "biometryAny"), (.biometryCurrentSet, "biometryCurrentSet"),
-            (.devicePasscode, "devicePasscode"), (.watch, "watch"), (.or, "or"), (.and, "and"),
-            (.privateKeyUsage, "privateKeyUsage"), (.applicationPassword, "applicationPassword"),
-        ]
-        var names = known.filter { contains($0.0) }.map(\.1)
-        let unknown = subtracting(known.reduce(into: SecAccessControlCreateFlags()) { $0.formUnion($1.0) })
-        if !unknown.isEmpty { names.append("0x" + String(unknown.rawValue, radix: 16)) }
-        return names.joined(separator: ", ")
-    }
+    var names: String { AccessConstraint.Flags(rawValue: UInt32(truncatingIfNeeded: rawValue)).names }
 }

@@ -44,26 +44,22 @@ enum AttributeEntry {
 }
 
 extension SecAccessControl {
-    /// The protection class an add or update may store: an access control with constraints is refused, since they
-    /// are not enforced yet and an item must never be stored without the protection it asks for.
-    func checkedProtectionClass(alongside attributes: ItemAttributes) throws(EngineError) -> ProtectionClass {
-        // Apple's SecItemAuthDoQuery (SecItem.m), on add and update: constraints never sync.
+    /// Applies the access control to an add's or update's attributes (its protection class, and for an add its
+    /// constraint) or a query's (its protection class only). Apple's rules (SecItem.m, SecItemAuthDoQuery): a
+    /// constraint never syncs; the rule, stricter than Apple's equal-values case: the accessibility is given
+    /// once, so `kSecAttrAccessible` beside it is refused.
+    func apply(to attributes: inout ItemAttributes, carryingConstraint: Bool) throws(EngineError) {
         if isConstrained, attributes.bool(.synchronizable) == true {
             throw EngineError(
                 .param, "item with kSecAttrAccessControl is not synchronizable (kSecAttrSynchronizable is true)")
         }
-        guard !isConstrained else {
-            throw EngineError(
-                .unimplemented,
-                "kSecAttrAccessControl with constraints (\(flags.names)) is not implemented yet: access control is not enforced, so no item is stored or matched with it"
-            )
-        }
-        if let accessible = attributes.string(.accessible), accessible != protectionClass.rawValue {
+        if let accessible = attributes.string(.accessible) {
             throw EngineError(
                 .param,
-                "conflicting kSecAttrAccessible (\"\(accessible)\") and kSecAttrAccessControl (\"\(protectionClass.rawValue)\")"
-            )
+                "kSecAttrAccessible (\"\(accessible)\") cannot be given with kSecAttrAccessControl, which carries the "
+                    + "accessibility (\"\(protectionClass.rawValue)\")")
         }
-        return protectionClass
+        attributes[.accessible] = .string(protectionClass.rawValue)
+        if carryingConstraint, isConstrained { attributes[.accessControl] = constraint.attributeValue }
     }
 }

@@ -37,6 +37,10 @@ struct SecItemDictionary {
     var caseInsensitive = false
     /// `kSecUseAuthenticationUI` (or the deprecated `kSecUseNoAuthenticationUI`).
     var authenticationUI = AuthenticationUI.allow
+    /// `kSecUseAuthenticationContext`: an `LAContext` (or the context it wraps).
+    var authenticationContext: AuthenticationContext?
+    /// `kSecUseOperationPrompt`.
+    var operationPrompt: String?
 
     /// The values of `kSecUseAuthenticationUI`.
     enum AuthenticationUI {
@@ -166,9 +170,15 @@ struct SecItemDictionary {
             authenticationUI = choice
         case SecItemKeys.useNoAuthenticationUI:
             if try FoundationValue.requireBoolean(value, for: key) { authenticationUI = .fail }
-        case SecItemKeys.useOperationPrompt: _ = try FoundationValue.requireString(value, for: key)
+        case SecItemKeys.useOperationPrompt: operationPrompt = try FoundationValue.requireString(value, for: key)
         case SecItemKeys.useAuthenticationContext:
-            break  // Any object: the authentication context is kept for access control, which is later.
+            guard
+                let context = (value as? AuthenticationContextProviding)?.authenticationContext
+                    ?? (value as? AuthenticationContext)
+            else {
+                throw FoundationValue.wrongType(key, expected: "an LAContext", value)
+            }
+            authenticationContext = context
         default: throw .init(.param, "the use key \"\(key)\" is not supported")
         }
     }

@@ -16,15 +16,18 @@ enum SecItemOperations {
         try request.rejectMatchKeys(in: "SecItemAdd")
         try request.rejectSkippingAuthentication(in: "SecItemAdd")
         if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
-        try request.applyAccessControl()
+        try request.applyAccessControl(carryingConstraint: true)
         let keychain = try SecItemKeychain.current()
         // iOS stores a synchronizable item with a ThisDeviceOnly accessibility (its server has no rule against it); it
-        // stays on this device.
-        let item = try keychain.backend.add(
-            NewItem(
-                itemClass: request.itemClass, attributes: request.attributes, data: request.data ?? Data(),
-                allowsThisDeviceOnlySynchronizable: true),
-            for: keychain.caller)
+        // stays on this device. An item with an application password asks for it when the context has none.
+        let item = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
+            (authentication) throws(EngineError) -> Item in
+            try keychain.backend.add(
+                NewItem(
+                    itemClass: request.itemClass, attributes: request.attributes, data: request.data ?? Data(),
+                    allowsThisDeviceOnlySynchronizable: true, authentication: authentication),
+                for: keychain.caller)
+        }
         return SecItemResult.object(for: [item], request: request, single: true)
     }
 
@@ -33,7 +36,12 @@ enum SecItemOperations {
         var request = try SecItemDictionary(dictionary)
         let query = try request.query(limit: request.limit, returning: SecItemResult.needs(of: request))
         let keychain = try SecItemKeychain.current()
-        let items = try keychain.backend.copyMatching(query, for: keychain.caller)
+        let items = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
+            (authentication) throws(EngineError) -> [Item] in
+            var query = query
+            query.authentication = authentication
+            return try keychain.backend.copyMatching(query, for: keychain.caller)
+        }
         return SecItemResult.object(for: items, request: request, single: (request.limit ?? .one) == .one)
     }
 
@@ -48,7 +56,12 @@ enum SecItemOperations {
         let query = try request.query(limit: nil, returning: [])
         let changes = try Self.changes(changesDictionary, itemClass: request.itemClass)
         let keychain = try SecItemKeychain.current()
-        _ = try keychain.backend.update(query, with: changes, for: keychain.caller)
+        _ = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
+            (authentication) throws(EngineError) -> Int in
+            var query = query
+            query.authentication = authentication
+            return try keychain.backend.update(query, with: changes, for: keychain.caller)
+        }
     }
 
     /// Deletes every item the query matches. `kSecMatchLimitAll` is accepted and changes nothing (macOS ignores a
@@ -93,10 +106,7 @@ enum SecItemOperations {
             case .attribute(let attribute, let attributeValue): changes.attributes[attribute] = attributeValue
             }
         }
-        if let accessControl {
-            let protectionClass = try accessControl.checkedProtectionClass(alongside: changes.attributes)
-            changes.attributes[.accessible] = .string(protectionClass.rawValue)
-        }
+        try accessControl?.apply(to: &changes.attributes, carryingConstraint: true)
         return changes
     }
 }
@@ -105,7 +115,7 @@ extension SecItemDictionary {
     /// The engine query: the attributes, the synchronizable filter (local items unless the query says otherwise; both
     /// kinds for a persistent reference), and `kSecValueData` left out, as Apple leaves it out of a query.
     mutating func query(limit: MatchLimit?, returning: ReturnOptions) throws(EngineError) -> ItemQuery {
-        try applyAccessControl()
+        try applyAccessControl(carryingConstraint: false)
         let filter: SynchronizableFilter
         switch synchronizable {
         case .flag(let flag): filter = SynchronizableFilter(flag)
@@ -128,11 +138,22 @@ extension SecItemDictionary {
             caseInsensitive: caseInsensitive)
     }
 
-    /// Moves an access control's protection class into `pdmn` (refusing constraints, which are not enforced yet).
-    mutating func applyAccessControl() throws(EngineError) {
-        guard let accessControl else { return }
-        let protectionClass = try accessControl.checkedProtectionClass(alongside: attributes)
-        attributes[.accessible] = .string(protectionClass.rawValue)
+    /// Moves an access control's protection class into `pdmn` and, for an add, its constraint into `accc`.
+    mutating func applyAccessControl(carryingConstraint: Bool) throws(EngineError) {
+        try accessControl?.apply(to: &attributes, carryingConstraint: carryingConstraint)
+    }
+
+    /// The authentication loop's options: the context (`kSecUseAuthenticationContext`), what may be asked
+    /// (`kSecUseAuthenticationUI`) and the text shown (`kSecUseOperationPrompt`).
+    var authenticationOptions: AuthenticationLoop.Options {
+        let interaction: ItemAuthentication.Interaction
+        switch authenticationUI {
+        case .allow: interaction = .allowed
+        case .fail: interaction = .notAllowed
+        case .skip: interaction = .skipItems
+        }
+        return AuthenticationLoop.Options(
+            context: authenticationContext, interaction: interaction, operationPrompt: operationPrompt)
     }
 
     /// Only `SecItemCopyMatching` takes `kSecMatch…` keys.

@@ -42,6 +42,11 @@ enum SecItemResult {
         if returning.contains(.attributes) || reference {
             dictionary[SecItemKeys.itemClass] = NSString(string: item.itemClass.rawValue)
             for (key, value) in item.attributes {
+                if key == .accessControl {
+                    // Apple returns the item's SecAccessControl (its accessibility and flags).
+                    if let control = SecAccessControl(storedIn: item.attributes) { dictionary[key.rawValue] = control }
+                    continue
+                }
                 dictionary[key.rawValue] = FoundationValue.object(value)
             }
         }

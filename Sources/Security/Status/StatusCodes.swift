@@ -163,6 +163,9 @@ extension StatusMessages {
         errSecNoSuchClass: "The specified item does not appear to be a valid keychain item.",
         errSecNoDefaultKeychain: "A default keychain could not be found.",
         errSecInteractionNotAllowed: "User interaction is not allowed.",
+        // errSecAuthNeeded (SecBasePriv.h): the keychain's answer inside the authentication loop, never returned
+        // to a SecItem caller, which gets what the loop ends with.
+        -25330: "Auth is needed before the requested action can be performed.",
         errSecReadOnlyAttr: "The specified attribute could not be modified.",
         errSecWrongSecVersion:
             "This keychain was created by a different version of the system software and cannot be opened.",

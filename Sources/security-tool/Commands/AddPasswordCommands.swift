@@ -24,6 +24,9 @@ extension Command {
                 -U  Update item if it already exists (if omitted, the item cannot already exist)
                 --access-group group  Add to this access group (default: the tool's own, "security")
                 --accessibility class  When the item can be read: ak (default), ck, dk, aku, cku, dku, akpu
+                --access-control flags  What reading its data requires, comma-separated: userPresence or
+                    devicePasscode (the keychain passcode), applicationPassword, with or/and (e.g.
+                    devicePasscode,applicationPassword,or); the finding verbs then ask for it
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
@@ -56,6 +59,9 @@ extension Command {
                 -U  Update item if it already exists (if omitted, the item cannot already exist)
                 --access-group group  Add to this access group (default: the tool's own, "security")
                 --accessibility class  When the item can be read: ak (default), ck, dk, aku, cku, dku, akpu
+                --access-control flags  What reading its data requires, comma-separated: userPresence or
+                    devicePasscode (the keychain passcode), applicationPassword, with or/and (e.g.
+                    devicePasscode,applicationPassword,or); the finding verbs then ask for it
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
@@ -74,9 +80,11 @@ extension Command {
                 long: [
                     .init(name: ItemOptions.accessGroup, takesValue: true),
                     .init(name: ItemOptions.accessibility, takesValue: true),
+                    .init(name: ItemOptions.accessControl, takesValue: true),
                 ], secrets: secrets, repeatable: "T")
         ) { arguments, session throws(ToolFailure) in
             var item = try Item.new(from: arguments)
+            item.accessControl = try ItemOptions.accessControl(arguments)
             let location = try KeychainLocation.single(arguments.positionals)
             if let group = try ItemOptions.accessGroupValue(arguments) {
                 item.accessGroup = group

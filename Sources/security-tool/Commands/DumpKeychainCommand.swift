@@ -44,7 +44,17 @@ extension Command {
         _ item: Item, in location: KeychainLocation, withData: Bool, json: Bool, into objects: inout [JSONValue],
         _ session: ToolSession
     ) throws(ToolFailure) {
-        var secret = withData ? try ItemLookup.secret(of: item, in: location, session) : nil
+        var secret: Data?
+        var withheld: String?
+        if withData {
+            do throws(ToolFailure) {
+                secret = try ItemLookup.secret(of: item, in: location, session)
+            } catch {
+                // An item with access control shows its constraint; its data only once the constraint is met.
+                guard let flags = item.accessControl else { throw error }
+                withheld = "<not shown: its access control (\(flags.names)) was not satisfied>"
+            }
+        }
         defer { SecretReader.zero(&secret) }
         if json {
             objects.append(ItemOutput.json(item, in: location, secret: secret))
@@ -56,6 +66,8 @@ extension Command {
                 text.append(contentsOf: "data:\n".utf8)
                 PrintBuffer.append(secret, to: text)
             }
+        } else if let withheld {
+            session.console.print("data:\n" + withheld)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Keychain
 
 extension OptionSpecification {
@@ -13,6 +14,32 @@ enum ItemOptions {
     static let accessGroup = "access-group"
     /// `--accessibility class`: when a new item can be read (`ak`, `ck`, … or `whenUnlocked`, …).
     static let accessibility = "accessibility"
+    /// `--access-control flags`: what reading a new item's data requires (`userPresence`, `applicationPassword,or`…).
+    static let accessControl = "access-control"
+
+    /// The flags `--access-control` names, comma-separated, by their Swift names.
+    private static let accessControlNames: [String: AccessControlFlags] = [
+        "userPresence": .userPresence, "devicePasscode": .devicePasscode,
+        "applicationPassword": .applicationPassword, "biometryAny": .biometryAny,
+        "biometryCurrentSet": .biometryCurrentSet, "companion": .companion, "or": .or, "and": .and,
+    ]
+
+    /// `--access-control`, or `nil` when absent; an unknown name or a combination Apple refuses is a usage error.
+    static func accessControl(_ arguments: ParsedArguments) throws(ToolFailure) -> AccessControlFlags? {
+        guard let text = arguments.value(long: accessControl) else { return nil }
+        var flags: AccessControlFlags = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = name.trimmingCharacters(in: .whitespaces)
+            guard let flag = accessControlNames[name] else {
+                let known = accessControlNames.keys.sorted().joined(separator: ", ")
+                throw .usage("--access-control \"\(text)\": \"\(name)\" is not one of: \(known)")
+            }
+            flags.insert(flag)
+        }
+        if let problem = flags.combinationProblem { throw .usage("--access-control \"\(text)\": \(problem)") }
+        guard !flags.isEmpty else { throw .usage("--access-control needs at least one flag") }
+        return flags
+    }
 
     /// `--access-group group`, or `nil` when absent. An empty group names no group: a usage error, rather than an
     /// item no caller could be entitled to, or a search that can match nothing.

@@ -24,6 +24,7 @@ protocol PasswordItem: Sendable {
     var type: UInt32? { get set }
     var accessGroup: String? { get set }
     var accessibility: Accessibility { get set }
+    var accessControl: AccessControlFlags? { get set }
     var isSynchronizable: Bool { get set }
     var isInvisible: Bool { get set }
     var isNegative: Bool { get set }
@@ -65,13 +66,16 @@ extension PasswordItem {
             AttributeLine("sync", .sint32, AttributeLine.flag(isSynchronizable)),
             AttributeLine("type", .uint32, AttributeLine.number(type)),
         ]
-        return (classAttributeLines + common).sorted { $0.order < $1.order }
+        // macOS's tool has no accc line: it is printed only for an item with access control.
+        let constraint = accessControl.map { [AttributeLine("accc", .blob, AttributeLine.text($0.names))] } ?? []
+        return (classAttributeLines + common + constraint).sorted { $0.order < $1.order }
     }
 
     /// Every attribute as JSON members named by Apple's attribute keys; unset text and codes are left out.
     var attributesJSON: JSONValue {
         var members = classJSON
         members["pdmn"] = .string(accessibility.rawValue)
+        members["accc"] = accessControl.map { .string($0.names) }
         members["sync"] = .bool(isSynchronizable)
         members["invi"] = .bool(isInvisible)
         members["nega"] = .bool(isNegative)

@@ -1,0 +1,1 @@
+../SecurityTests/Seed004Code.swift
