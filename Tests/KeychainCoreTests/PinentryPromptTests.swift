@@ -173,4 +173,26 @@ import Testing
             .ask(.init())
         #expect(entered(outcome) == Array("on the path".utf8))
     }
+
+    @Test func aPINOverTheLimitIsRefusedWholeNotCut() throws {
+        let half = String(repeating: "A", count: SecretAccumulator.maximumByteCount / 2 + 1)
+        let pinentry = try FakePinentry(in: directory, getPIN: "printf '%s\\n' 'D \(half)' 'D \(half)' 'OK'")
+        let why = try #require(reason(ask(pinentry)))
+        #expect(why.contains("longer than \(SecretAccumulator.maximumByteCount) bytes"))
+    }
+
+    @Test func escapingAndDecodingRoundTrip() throws {
+        let text = "50% off\r\nnext line %0A literal"
+        let escaped = AssuanEscaping.escaped(text)
+        #expect(escaped == "50%25 off%0D%0Anext line %250A literal")
+        let secret = try SecretAccumulator()
+        let decoded = Array(escaped.utf8).withUnsafeBytes { AssuanEscaping.decode($0, into: secret) }
+        #expect(decoded)
+        let bytes = try #require(try secret.finish()).withUnsafeBytes { Array($0) }
+        #expect(bytes == Array(text.utf8))
+        // A % at the very end, or before non-hexadecimal digits, is malformed.
+        for malformed in ["abc%", "abc%4", "%G0"] {
+            #expect(!Array(malformed.utf8).withUnsafeBytes { AssuanEscaping.decode($0, into: secret) }, "\(malformed)")
+        }
+    }
 }
