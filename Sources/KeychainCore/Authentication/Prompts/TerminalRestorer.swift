@@ -43,9 +43,9 @@ package enum TerminalRestorer {
         return installed
     }()
 
-    /// Installs the handlers (for the signals that are not ignored), which restore `settings` on `descriptor`. Returns a descriptor that becomes readable
-    /// when a signal arrived (`-1` when no pipe could be made: the terminal is still restored). Call with
-    /// ``lock`` held, and call ``disarm()`` before releasing it.
+    /// Installs the handlers (for the signals that are not ignored), which restore `settings` on `descriptor`.
+    /// Returns a descriptor that becomes readable when a signal arrived (`-1` when no pipe could be made: the
+    /// terminal is still restored). Call with ``lock`` held, and ``disarm(wakeReader:)`` before releasing it.
     package static func arm(descriptor: Int32, settings: termios) -> Int32 {
         var pipeEnds: [Int32] = [-1, -1]
         let piped = pipe(&pipeEnds) == 0
