@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -193,6 +194,49 @@ import Testing
         // A % at the very end, or before non-hexadecimal digits, is malformed.
         for malformed in ["abc%", "abc%4", "%G0"] {
             #expect(!Array(malformed.utf8).withUnsafeBytes { AssuanEscaping.decode($0, into: secret) }, "\(malformed)")
+        }
+    }
+
+    /// The system's pinentry-curses (Debian's `pinentry-curses`), drawing its dialog on a pseudo-terminal that
+    /// `GPG_TTY` names, as it would on the user's terminal: `keys` typed there; the outcome.
+    private func askSystemPinentryCurses(typing keys: String) throws -> SecretPromptOutcome? {
+        let program = "/usr/bin/pinentry-curses"
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            print("skipped: \(program) is not installed (Debian package pinentry-curses)")
+            return nil
+        }
+        let terminal = try PseudoTerminal()
+        let environment = [
+            "PINENTRY_PROGRAM": program, "PATH": "/usr/bin:/bin", "GPG_TTY": terminal.slavePath, "TERM": "vt100",
+            "LANG": "C.UTF-8",
+        ]
+        let result = Mutex<SecretPromptOutcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let request = SecretPromptRequest(operationPrompt: "Read the token", callingProgram: "tests")
+        Thread {
+            let outcome = PinentryPrompter(environment: environment, timeout: .seconds(60)).ask(request)
+            result.withLock { $0 = outcome }
+            done.signal()
+        }.start()
+        try #require(
+            terminal.read(until: "Keychain passcode:"), "no dialog; the terminal shows: \(terminal.transcriptText)")
+        #expect(terminal.transcriptText.contains("tests wants to use your keychain: Read the token"))
+        try terminal.type(keys)
+        try #require(done.wait(timeout: .now() + 60) == .success, "pinentry-curses did not answer")
+        return result.withLock { $0 }
+    }
+
+    @Test func theSystemsPinentryCursesTakesThePINTypedOnItsTerminal() throws {
+        guard let outcome = try askSystemPinentryCurses(typing: "s3cret pin\r") else { return }
+        #expect(entered(outcome) == Array("s3cret pin".utf8), "\(outcome)")
+    }
+
+    @Test func theSystemsPinentryCursesCanceledWithItsCancelButtonIsCanceled() throws {
+        // Tab to <OK>, Tab to <Cancel>, Return: pinentry answers ERR 83886179 (GPG_ERR_CANCELED from pinentry).
+        guard let outcome = try askSystemPinentryCurses(typing: "\t\t\r") else { return }
+        guard case .canceled = outcome else {
+            Issue.record("expected canceled, got \(outcome)")
+            return
         }
     }
 }
