@@ -3,6 +3,10 @@
 //
 //     prompt-probe system|terminal|pinentry [--kind passcode|application-password] [--prompt TEXT]
 //                  [--program NAME] [--cancel TITLE] [--attempt N] [--key HEX] [--timeout SECONDS]
+//                  [--ignore SIGNAL] [--count SIGNAL]
+//
+// `--ignore` sets SIGNAL (a number) to be ignored before asking; `--count` gives it a handler that counts it
+// (the outcome then has "signals": how many arrived), as a program with handlers of its own would.
 //
 // The outcome is one JSON line on standard output: {"outcome": "entered", "length": N, "hash": HEX},
 // {"outcome": "canceled"} or {"outcome": "unavailable", "reason": TEXT}. The secret itself is never printed:
@@ -11,6 +15,16 @@
 
 import Foundation
 import KeychainCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How many signals the `--count` handler saw.
+enum SignalCount {
+    static let seen = Atomic<Int>(0)
+}
 
 func usage(_ why: String) -> Never {
     FileHandle.standardError.write(Data("prompt-probe: \(why) (see the comment at the top of main.swift)\n".utf8))
@@ -61,6 +75,13 @@ while !arguments.isEmpty {
     case "--key":
         guard let parsed = bytes(fromHex: value), parsed.count == 32 else { usage("--key is 32 bytes in hexadecimal") }
         key = parsed
+    case "--ignore", "--count":
+        guard let number = Int32(value), number > 0 else { usage("\(option) takes a signal number, not \(value)") }
+        if option == "--ignore" {
+            signal(number, SIG_IGN)
+        } else {
+            signal(number) { _ in SignalCount.seen.add(1, ordering: .relaxed) }
+        }
     case "--timeout":
         guard let seconds = Double(value), seconds > 0 else { usage("--timeout is a number of seconds, not \(value)") }
         timeout = .milliseconds(Int(seconds * 1000))
@@ -86,6 +107,6 @@ case .entered(let secret):
     } catch {
         emit(["outcome": "unavailable", "reason": "cannot hash the secret: \(error.message)"])
     }
-case .canceled: emit(["outcome": "canceled"])
+case .canceled: emit(["outcome": "canceled", "signals": SignalCount.seen.load(ordering: .relaxed)])
 case .unavailable(let reason): emit(["outcome": "unavailable", "reason": reason])
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -172,5 +173,70 @@ import Testing
         let outcome = PinentryPrompter(environment: ["PATH": "/nonexistent:\(directory.url.path):/usr/bin:/bin"])
             .ask(.init())
         #expect(entered(outcome) == Array("on the path".utf8))
+    }
+
+    @Test func aPINOverTheLimitIsRefusedWholeNotCut() throws {
+        let half = String(repeating: "A", count: SecretAccumulator.maximumByteCount / 2 + 1)
+        let pinentry = try FakePinentry(in: directory, getPIN: "printf '%s\\n' 'D \(half)' 'D \(half)' 'OK'")
+        let why = try #require(reason(ask(pinentry)))
+        #expect(why.contains("longer than \(SecretAccumulator.maximumByteCount) bytes"))
+    }
+
+    @Test func escapingAndDecodingRoundTrip() throws {
+        let text = "50% off\r\nnext line %0A literal"
+        let escaped = AssuanEscaping.escaped(text)
+        #expect(escaped == "50%25 off%0D%0Anext line %250A literal")
+        let secret = try SecretAccumulator()
+        let decoded = Array(escaped.utf8).withUnsafeBytes { AssuanEscaping.decode($0, into: secret) }
+        #expect(decoded)
+        let bytes = try #require(try secret.finish()).withUnsafeBytes { Array($0) }
+        #expect(bytes == Array(text.utf8))
+        // A % at the very end, or before non-hexadecimal digits, is malformed.
+        for malformed in ["abc%", "abc%4", "%G0"] {
+            #expect(!Array(malformed.utf8).withUnsafeBytes { AssuanEscaping.decode($0, into: secret) }, "\(malformed)")
+        }
+    }
+
+    /// The system's pinentry-curses (Debian's `pinentry-curses`), drawing its dialog on a pseudo-terminal that
+    /// `GPG_TTY` names, as it would on the user's terminal: `keys` typed there; the outcome.
+    private func askSystemPinentryCurses(typing keys: String) throws -> SecretPromptOutcome? {
+        let program = "/usr/bin/pinentry-curses"
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            print("skipped: \(program) is not installed (Debian package pinentry-curses)")
+            return nil
+        }
+        let terminal = try PseudoTerminal()
+        let environment = [
+            "PINENTRY_PROGRAM": program, "PATH": "/usr/bin:/bin", "GPG_TTY": terminal.slavePath, "TERM": "vt100",
+            "LANG": "C.UTF-8",
+        ]
+        let result = Mutex<SecretPromptOutcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let request = SecretPromptRequest(operationPrompt: "Read the token", callingProgram: "tests")
+        Thread {
+            let outcome = PinentryPrompter(environment: environment, timeout: .seconds(60)).ask(request)
+            result.withLock { $0 = outcome }
+            done.signal()
+        }.start()
+        try #require(
+            terminal.read(until: "Keychain passcode:"), "no dialog; the terminal shows: \(terminal.transcriptText)")
+        #expect(terminal.transcriptText.contains("tests wants to use your keychain: Read the token"))
+        try terminal.type(keys)
+        try #require(done.wait(timeout: .now() + 60) == .success, "pinentry-curses did not answer")
+        return result.withLock { $0 }
+    }
+
+    @Test func theSystemsPinentryCursesTakesThePINTypedOnItsTerminal() throws {
+        guard let outcome = try askSystemPinentryCurses(typing: "s3cret pin\r") else { return }
+        #expect(entered(outcome) == Array("s3cret pin".utf8), "\(outcome)")
+    }
+
+    @Test func theSystemsPinentryCursesCanceledWithItsCancelButtonIsCanceled() throws {
+        // Tab to <OK>, Tab to <Cancel>, Return: pinentry answers ERR 83886179 (GPG_ERR_CANCELED from pinentry).
+        guard let outcome = try askSystemPinentryCurses(typing: "\t\t\r") else { return }
+        guard case .canceled = outcome else {
+            Issue.record("expected canceled, got \(outcome)")
+            return
+        }
     }
 }

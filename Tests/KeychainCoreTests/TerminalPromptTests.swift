@@ -82,6 +82,26 @@ import Testing
         #expect(restored & Self.editing != 0)
     }
 
+    @Test func aSignalTheProgramHandlesItselfCancelsThePromptWithEchoRestored() throws {
+        let (terminal, process) = try prompting(["--count", String(SIGTERM)])
+        process.send(SIGTERM)
+        let outcome = try probe.outcome(of: process)
+        #expect(outcome["outcome"] as? String == "canceled")
+        #expect(outcome["signals"] as? Int == 1, "the program's own handler ran")
+        #expect(try terminal.localModes() & Self.echo != 0)
+    }
+
+    @Test func aSignalTheProgramIgnoresLeavesThePromptAlone() throws {
+        let (terminal, process) = try prompting(["--ignore", String(SIGHUP)])
+        process.send(SIGHUP)
+        // Still prompting, echo still off: the passcode typed next is taken and not shown.
+        #expect(process.wait(timeout: .milliseconds(300)) == nil)
+        #expect(try terminal.localModes() & Self.echo == 0)
+        try terminal.type("still here\r")
+        let outcome = try probe.outcome(of: process)
+        #expect(outcome["hash"] as? String == (try probe.hash(of: "still here")))
+    }
+
     @Test func aSecretOverTheLimitIsRefusedWholeNotCut() throws {
         let (terminal, process) = try prompting()
         try terminal.type(String(repeating: "a", count: SecretAccumulator.maximumByteCount + 1) + "\r")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Security
 
 #if canImport(Glibc)
@@ -100,18 +101,6 @@ final class Console {
 
     /// Writes every byte of a buffer; returns the error that stopped it, if any.
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
-        guard let base = bytes.baseAddress else { return nil }
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
-            if written > 0 {
-                offset += written
-            } else if written < 0, errno == EINTR {
-                continue
-            } else {
-                return written < 0 ? errno : EIO
-            }
-        }
-        return nil
+        DescriptorWriting.writeAll(bytes, to: descriptor)
     }
 }

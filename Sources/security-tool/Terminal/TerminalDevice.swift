@@ -1,3 +1,5 @@
+import KeychainCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -29,14 +31,19 @@ final class TerminalDevice {
         guard tcgetattr(descriptor, &original) == 0 else { return nil }
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO | ECHONL)
-        EchoRestorer.install(descriptor: descriptor, settings: original)
-        // Echo goes off before the prompt appears, as getpass does: what is typed once the prompt shows is never
-        // echoed, nor discarded by the flush that comes with the change.
-        tcsetattr(descriptor, TCSAFLUSH, &silent)
-        Console.writeAll(Array(prompt.utf8), to: descriptor)
-        let line = readLine(limit: InputLimits.secretByteCount)
-        tcsetattr(descriptor, TCSAFLUSH, &original)
-        EchoRestorer.uninstall()
+        // The prompt shared with KeychainCore's TerminalPrompter: one at a time, and echo restored when a signal
+        // ends the process meanwhile. Control-C stays a signal here (ISIG on): it ends the tool, as macOS's does.
+        let line = TerminalRestorer.lock.withLock { _ in
+            let wakeReader = TerminalRestorer.arm(descriptor: descriptor, settings: original)
+            defer { TerminalRestorer.disarm(wakeReader: wakeReader) }
+            // Echo goes off before the prompt appears, as getpass does: what is typed once the prompt shows is never
+            // echoed, nor discarded by the flush that comes with the change.
+            tcsetattr(descriptor, TCSAFLUSH, &silent)
+            Console.writeAll(Array(prompt.utf8), to: descriptor)
+            let line = readLine(limit: InputLimits.secretByteCount)
+            tcsetattr(descriptor, TCSAFLUSH, &original)
+            return line
+        }
         Console.writeAll([UInt8(ascii: "\n")], to: descriptor)
         return line
     }
@@ -61,32 +68,5 @@ final class TerminalDevice {
         }
         guard length <= limit else { return .tooLong(byteCount: length) }
         return .line(Array(line.bytes))
-    }
-}
-
-/// Puts the terminal's settings back when a signal ends the process during a prompt with echo off, so an
-/// interrupted `security` never leaves the shell without echo. Global state because a signal handler cannot
-/// capture any; it is only touched around one prompt at a time, on the main thread.
-private enum EchoRestorer {
-    nonisolated(unsafe) private static var saved: (descriptor: Int32, settings: termios)?
-    private static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-
-    static func install(descriptor: Int32, settings: termios) {
-        saved = (descriptor, settings)
-        for signal in signals {
-            Glibc.signal(signal) { number in
-                if var state = EchoRestorer.saved {
-                    tcsetattr(state.descriptor, TCSAFLUSH, &state.settings)
-                }
-                // Then die of the signal as the process would have without this handler.
-                Glibc.signal(number, SIG_DFL)
-                raise(number)
-            }
-        }
-    }
-
-    static func uninstall() {
-        for signal in signals { Glibc.signal(signal, SIG_DFL) }
-        saved = nil
     }
 }

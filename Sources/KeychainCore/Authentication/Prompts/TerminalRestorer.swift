@@ -36,9 +36,16 @@ package enum TerminalRestorer {
         return actions
     }()
 
-    /// Installs the handlers, which restore `settings` on `descriptor`. Returns a descriptor that becomes readable
-    /// when a signal arrived (`-1` when no pipe could be made: the terminal is still restored). Call with
-    /// ``lock`` held, and call ``disarm()`` before releasing it.
+    /// Which of ``signals`` have the handler.
+    nonisolated(unsafe) private static let installed: UnsafeMutablePointer<Bool> = {
+        let installed = UnsafeMutablePointer<Bool>.allocate(capacity: signals.count)
+        installed.initialize(repeating: false, count: signals.count)
+        return installed
+    }()
+
+    /// Installs the handlers (for the signals that are not ignored), which restore `settings` on `descriptor`.
+    /// Returns a descriptor that becomes readable when a signal arrived (`-1` when no pipe could be made: the
+    /// terminal is still restored). Call with ``lock`` held, and ``disarm(wakeReader:)`` before releasing it.
     package static func arm(descriptor: Int32, settings: termios) -> Int32 {
         var pipeEnds: [Int32] = [-1, -1]
         let piped = pipe(&pipeEnds) == 0
@@ -56,15 +63,23 @@ package enum TerminalRestorer {
         // No SA_RESTART: a blocked call returns EINTR and the prompt looks at the wake descriptor.
         action.sa_flags = 0
         for (index, signal) in signals.enumerated() {
-            sigaction(signal, &action, previous + index)
+            sigaction(signal, nil, previous + index)
+            // An ignored signal ends nothing: the prompt goes on with echo off, as it should.
+            installed[index] = !isIgnored(previous[index])
+            if installed[index] { sigaction(signal, &action, nil) }
         }
         return piped ? pipeEnds[0] : -1
     }
 
+    private static func isIgnored(_ action: sigaction) -> Bool {
+        unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+
     /// Puts the previous actions back and closes `wakeReader` (from ``arm(descriptor:settings:)``).
     package static func disarm(wakeReader: Int32) {
-        for (index, signal) in signals.enumerated() {
+        for (index, signal) in signals.enumerated() where installed[index] {
             sigaction(signal, previous + index, nil)
+            installed[index] = false
         }
         let writer = state.pointee.wakeWriter
         state.pointee = State()

@@ -5,11 +5,14 @@ import Foundation
 #endif
 
 /// One pipe's two ends, closed when released.
-final class ChildPipe: @unchecked Sendable {
-    private(set) var reading: Int32
-    private(set) var writing: Int32
+public final class ChildPipe: @unchecked Sendable {
+    /// The reading end (`-1` once closed).
+    public private(set) var reading: Int32
+    /// The writing end (`-1` once closed).
+    public private(set) var writing: Int32
 
-    init() throws {
+    /// A new pipe, both ends close-on-exec.
+    public init() throws {
         var descriptors: [Int32] = [0, 0]
         // Close-on-exec at once (Glibc does not import pipe2), so other tests' children do not inherit our ends.
         guard pipe(&descriptors) == 0 else { throw SpawnError(message: "pipe: \(errno)") }
@@ -23,19 +26,21 @@ final class ChildPipe: @unchecked Sendable {
         closeWriting()
     }
 
-    func closeReading() {
+    /// Closes the reading end.
+    public func closeReading() {
         if reading >= 0 { close(reading) }
         reading = -1
     }
 
-    func closeWriting() {
+    /// Closes the writing end.
+    public func closeWriting() {
         if writing >= 0 { close(writing) }
         writing = -1
     }
 
     /// Writes everything, then closes the writing end (the reader sees the end of input). A child that exits
     /// before reading it all ends the write (`EPIPE`; SIGPIPE is ignored in the test process, never in a child).
-    func writeAll(_ bytes: [UInt8]) {
+    public func writeAll(_ bytes: [UInt8]) {
         signal(SIGPIPE, SIG_IGN)
         var offset = 0
         while offset < bytes.count {
@@ -48,7 +53,7 @@ final class ChildPipe: @unchecked Sendable {
     }
 
     /// Reads to the end of input.
-    func readAll() -> [UInt8] {
+    public func readAll() -> [UInt8] {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -61,11 +66,12 @@ final class ChildPipe: @unchecked Sendable {
 }
 
 /// Reads a pipe to its end on a thread of its own.
-final class PipeReader: @unchecked Sendable {
+public final class PipeReader: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var bytes: [UInt8] = []
 
-    init(_ pipe: ChildPipe) {
+    /// Starts reading `pipe`.
+    public init(_ pipe: ChildPipe) {
         Thread { [self] in
             bytes = pipe.readAll()
             done.signal()
@@ -73,7 +79,7 @@ final class PipeReader: @unchecked Sendable {
     }
 
     /// The bytes, once the pipe has ended.
-    func wait() -> [UInt8] {
+    public func wait() -> [UInt8] {
         done.wait()
         return bytes
     }

@@ -3,21 +3,28 @@
 #endif
 
 /// A failure to start or wait for a child.
-struct SpawnError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct SpawnError: Error, CustomStringConvertible {
+    /// What failed.
+    public let message: String
+    /// The message.
+    public var description: String { message }
+
+    /// An error saying `message`.
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 /// `posix_spawn` with what Foundation's `Process` cannot do: a new session (`setsid`), and optionally a terminal
 /// as the child's controlling terminal.
-enum Spawn {
+public enum Spawn {
     /// glibc's `POSIX_SPAWN_SETSID`, which Swift's Glibc module does not import (it needs `_GNU_SOURCE`).
     private static let setSessionFlag: Int16 = 0x80
 
     /// Starts `path` in a new session with `descriptors` as its standard input, output and error. When
     /// `controllingTerminal` names a terminal device, the child opens it as descriptor 3 first: a session leader
     /// that opens a terminal makes it its controlling terminal (`/dev/tty`).
-    static func start(
+    public static func start(
         _ path: String, _ arguments: [String], environment: [String: String], descriptors: [Int32],
         controllingTerminal: String?
     ) throws -> pid_t {
@@ -28,7 +35,7 @@ enum Spawn {
 
     /// Starts `path` as ``start(_:_:environment:descriptors:controllingTerminal:)`` does, with arguments given as
     /// bytes (argv need not be UTF-8). A negative descriptor leaves that standard stream closed in the child.
-    static func start(
+    public static func start(
         _ path: String, bytes arguments: [[UInt8]], environment: [String: String], descriptors: [Int32],
         controllingTerminal: String?
     ) throws -> pid_t {
@@ -83,14 +90,14 @@ enum Spawn {
     }
 
     /// Waits for the child; returns its exit status, or throws when a signal ended it.
-    static func wait(_ pid: pid_t) throws -> Int32 {
+    public static func wait(_ pid: pid_t) throws -> Int32 {
         let status = try waitStatus(pid)
         guard status & 0x7F == 0 else { throw SpawnError(message: "the child died of signal \(status & 0x7F)") }
         return (status >> 8) & 0xFF
     }
 
     /// Waits for the child; returns `waitpid`'s status word.
-    static func waitStatus(_ pid: pid_t) throws -> Int32 {
+    public static func waitStatus(_ pid: pid_t) throws -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw SpawnError(message: "waitpid: \(errno)") }
