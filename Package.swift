@@ -91,6 +91,10 @@ let package = Package(
             dependencies: ["TestSupport", "security-tool", "Keychain"]
         ),
         .testTarget(
+            name: "KeychainSyncTests",
+            dependencies: ["TestSupport", "KeychainSync", "KeychainCore"]
+        ),
+        .testTarget(
             name: "FileProtectionTests",
             dependencies: ["TestSupport", "FileProtection", "KeychainCore"]
         ),

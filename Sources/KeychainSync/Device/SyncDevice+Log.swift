@@ -1,0 +1,135 @@
+import Foundation
+import KeychainCore
+
+extension SyncDevice {
+    /// Reads every device's new log entries from the store into the replica: in sequence order per device, each
+    /// verified against its author's identity (whose id is a digest of its keys), stopping at a device's first
+    /// gap or bad record (a store that delivers out of order or twice changes nothing). Moves the clock past every
+    /// entry read. Returns how many entries were new, and the problems met.
+    @discardableResult
+    func pull() throws(SyncError) -> (received: Int, problems: [String]) {
+        let names = try storeCall { () throws(SyncStoreError) -> [String] in try store.list(prefix: RecordName.devices)
+        }
+        var logs: [String: Set<Int64>] = [:]
+        var identities: Set<String> = []
+        for name in names {
+            guard let parsed = RecordName.parse(name) else { continue }
+            switch parsed {
+            case .identity(let device): identities.insert(device)
+            case .log(let device, let sequence): logs[device, default: []].insert(sequence)
+            }
+        }
+        storeHighestSequences = logs.mapValues { $0.max() ?? 0 }
+        storeIdentities = identities
+        var received = 0
+        var problems: [String] = []
+        let last = try state.lastSequences()
+        for (device, sequences) in logs.sorted(by: { $0.key < $1.key }) {
+            var next = (last[device] ?? 0) + 1
+            guard sequences.contains(next) else { continue }
+            guard let author = try identity(of: device) else {
+                problems.append("device \(device) has log records but no valid identity record")
+                continue
+            }
+            while sequences.contains(next) {
+                let name = RecordName.log(device, next)
+                guard let bytes = try storeCall({ () throws(SyncStoreError) -> [UInt8]? in try store.get(name) }) else {
+                    break
+                }
+                do throws(SyncError) {
+                    guard SignedRecord.isSigned(bytes, name: name, by: author.signingKey) else {
+                        throw SyncError(.damaged, "the record \(name) is not signed by its device")
+                    }
+                    let entry = try SignedRecord.unverifiedBody(LogEntry.self, bytes, name: name)
+                    guard entry.author == device, entry.sequence == next else {
+                        throw SyncError(.damaged, "the record \(name) claims another place")
+                    }
+                    if try state.insert(entry, bytes: bytes) { received += 1 }
+                    clock = HybridLogicalClock.receive(entry.clock, after: clock, wall: options.now())
+                } catch {
+                    problems.append(error.message)
+                    break
+                }
+                next += 1
+            }
+        }
+        try state.setInteger(clock.rawValue, for: Meta.clock)
+        return (received, problems)
+    }
+
+    /// The identity of a device, read from its identity record the first time.
+    func identity(of device: String) throws(SyncError) -> PublicIdentity? {
+        if let known = knownIdentities[device] { return known }
+        if device == deviceID { return identity.publicIdentity }
+        let name = RecordName.identity(device)
+        guard let bytes = try storeCall({ () throws(SyncStoreError) -> [UInt8]? in try store.get(name) }),
+            let identity = try? IdentityRecord.verified(bytes, name: name, device: device)
+        else { return nil }
+        knownIdentities[device] = identity
+        return identity
+    }
+
+    /// Appends an entry to this device's log: the next sequence (after every one in the replica or the store),
+    /// a new clock tick, signed. When the name is taken (another copy of this device wrote it: a restored backup),
+    /// reads that log again and takes the next one.
+    @discardableResult
+    func append(_ kind: LogEntry.Kind, _ fill: (inout LogEntry) throws(SyncError) -> Void) throws(SyncError)
+        -> LogEntry
+    {
+        for _ in 0..<8 {
+            let sequence = max(try state.lastSequence(of: deviceID), storeHighestSequences[deviceID] ?? 0) + 1
+            clock = HybridLogicalClock.tick(after: clock, wall: options.now())
+            var entry = LogEntry(author: deviceID, sequence: sequence, clock: clock, kind: kind)
+            try fill(&entry)
+            let name = RecordName.log(deviceID, sequence)
+            let bytes = try SignedRecord.seal(entry, name: name, signer: identity.signing)
+            let written = try storeCall { () throws(SyncStoreError) -> Bool in try store.putIfAbsent(name, bytes) }
+            if written {
+                try state.transaction { () throws(SyncError) in
+                    try state.insert(entry, bytes: bytes)
+                    try state.setInteger(clock.rawValue, for: Meta.clock)
+                }
+                storeHighestSequences[deviceID] = sequence
+                return entry
+            }
+            try pull()
+            storeHighestSequences[deviceID] = max(storeHighestSequences[deviceID] ?? 0, sequence)
+        }
+        throw SyncError(.store(.damaged), "cannot find a free place in this device's log in the store")
+    }
+
+    /// The circle as the replica defines it.
+    func trust() throws(SyncError) -> TrustState {
+        let entries = try state.entries(kinds: [.genesis, .approval, .exclusion, .share])
+        var decoded: [LogEntry] = []
+        for entry in entries {
+            let name = RecordName.log(entry.author, entry.sequence)
+            if let body = try? SignedRecord.unverifiedBody(LogEntry.self, entry.bytes, name: name) {
+                decoded.append(body)
+            }
+        }
+        return TrustState(decoded)
+    }
+
+    /// Opens every epoch whose top-level key was shared with this device.
+    func openEpochs(_ trust: TrustState) -> [String] {
+        var problems: [String] = []
+        for (id, definition) in trust.epochs where epochKeys[id] == nil {
+            guard let share = trust.shares[id]?[deviceID] else { continue }
+            do throws(SyncError) {
+                let topLevel = try EpochKeys.openShare(share, with: identity.agreement, as: deviceID)
+                epochKeys[id] = try EpochKeys.open(definition, topLevel: topLevel)
+            } catch {
+                problems.append(error.message)
+            }
+        }
+        return problems
+    }
+
+    /// Where this device stands in `trust`.
+    func membership(in trust: TrustState) -> SyncMembership {
+        if trust.members[deviceID] != nil { return .member }
+        if trust.excluded[deviceID] != nil { return .excluded }
+        return .joining
+    }
+}
