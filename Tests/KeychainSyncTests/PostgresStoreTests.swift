@@ -66,6 +66,9 @@ struct PostgresStoreTests {
                 #expect(error.kind == .invalidName)
             }
         }
+        // Rows another client wrote under names no store could are not records.
+        try PostgresServer.runSQL(
+            in: fixture.url, "INSERT INTO keychain_sync_records (name, bytes) VALUES ('Upper', ''), ('a//b', '')")
         #expect(try fixture.open().list(prefix: "") == ["a__", "a_b", "axb", "drop--table"])
     }
 
@@ -128,6 +131,13 @@ struct PostgresStoreTests {
             #expect(error.kind == .invalidURL)
             #expect(!error.message.contains("hunter2secret"), "\(error.message)")
             #expect(error.message.contains("bogus"), "\(error.message)")
+        }
+        do {
+            _ = try PostgresStore(url: "postgresql://user:hunter2%zzsecret@127.0.0.1:1/db")
+            Issue.record("a malformed percent-escape was accepted")
+        } catch {
+            #expect(error.kind == .invalidURL)
+            #expect(!error.message.contains("hunter2"), "\(error.message)")
         }
     }
 

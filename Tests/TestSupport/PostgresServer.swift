@@ -76,11 +76,17 @@ public final class PostgresServer: @unchecked Sendable {
         }
     }
 
-    /// A new, empty database on the server, named after no other; returns its URL.
-    public func makeDatabase() throws -> String {
+    /// A new, empty database on the server, named after no other; returns its name and URL.
+    public func makeDatabase() throws -> (name: String, url: String) {
         let name = "kc_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try Self.psql(url, "CREATE DATABASE \(name)")
-        return Self.url(url, database: name)
+        return (name, Self.url(url, database: name))
+    }
+
+    /// Drops a database ``makeDatabase()`` made, closing the connections still open to it (a shared server may
+    /// live on after the tests: `$KEYCHAIN_TEST_POSTGRES` can name any server).
+    public func dropDatabase(_ name: String) {
+        try? Self.psql(url, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 
     /// Starts the server (again, after ``stop()``) and waits until it accepts connections.

@@ -36,8 +36,10 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
         }
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(url, &message) else {
-            let reason = message.map { String(cString: $0) } ?? "libpq is out of memory"
+            var reason = message.map { String(cString: $0) } ?? "libpq is out of memory"
             PQfreemem(message)
+            // libpq may quote the part it could not parse, which may be the password.
+            for secret in Self.passwords(in: url) { reason = reason.replacingOccurrences(of: secret, with: "***") }
             throw SyncStoreError(
                 .invalidURL,
                 "the PostgreSQL URL \(description) is malformed: "
@@ -67,11 +69,12 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
                     "SELECT name FROM keychain_sync_records ORDER BY name", doing: "list the records")
             }
         }
-        return try rows.values.map { row throws(SyncStoreError) in
-            guard let value = row.first.flatMap({ $0 }) else {
-                throw SyncStoreError(.damaged, "a record name in \(description) is NULL")
-            }
-            return String(decoding: value, as: UTF8.self)
+        // A row some other client wrote with a name no store could (`Upper`, `a//b`) is not a record, as a stray
+        // file in a folder store is not.
+        return rows.values.compactMap { row in
+            guard let value = row.first.flatMap({ $0 }) else { return nil }
+            let name = String(decoding: value, as: UTF8.self)
+            return (try? SyncStoreName.validate(name)) == nil ? nil : name
         }
     }
 
@@ -161,18 +164,32 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
     /// `url` with the password of its user part and any `password=` parameter replaced by `***`.
     static func hidingPassword(_ url: String) -> String {
         var text = url
-        if let scheme = text.range(of: "://") {
-            let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? text.endIndex
-            let authority = scheme.upperBound..<authorityEnd
-            if let at = text[authority].lastIndex(of: "@"),
-                let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
-            {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-            }
-        }
+        if let password = userPassword(in: text) { text.replaceSubrange(password, with: "***") }
         guard let query = text.firstIndex(of: "?") else { return text }
         let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
         let shown = parameters.map { $0.lowercased().hasPrefix("password=") ? "password=***" : String($0) }
         return String(text[...query]) + shown.joined(separator: "&")
+    }
+
+    /// The passwords `url` holds (in its user part, in `password=` parameters), as written in it.
+    private static func passwords(in url: String) -> [String] {
+        var found = userPassword(in: url).map { [String(url[$0])] } ?? []
+        if let query = url.firstIndex(of: "?") {
+            for parameter in url[url.index(after: query)...].split(separator: "&")
+            where parameter.lowercased().hasPrefix("password=") {
+                found.append(String(parameter.dropFirst("password=".count)))
+            }
+        }
+        return found.filter { !$0.isEmpty }
+    }
+
+    /// Where the password of `url`'s user part (`scheme://user:password@host`) is, if it has one.
+    private static func userPassword(in url: String) -> Range<String.Index>? {
+        guard let scheme = url.range(of: "://") else { return nil }
+        let authorityEnd = url[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? url.endIndex
+        guard let at = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
+            let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
+        else { return nil }
+        return url.index(after: colon)..<at
     }
 }

@@ -22,14 +22,22 @@ final class FolderFixture: StoreFixture {
     func open() throws(SyncStoreError) -> any SyncStore { try FolderStore(path: path, pollInterval: 0.5) }
 }
 
-/// A PostgreSQL store in a database of the test's own, on the test process's shared server.
+/// A PostgreSQL store in a database of the test's own (dropped when the fixture is released), on the test
+/// process's shared server or one the test started.
 final class PostgresFixture: StoreFixture {
     /// The database's URL.
     let url: String
+    private let server: PostgresServer
+    private let database: String
 
-    init() throws { url = try PostgresServer.shared().makeDatabase() }
+    convenience init() throws { try self.init(server: PostgresServer.shared()) }
 
-    init(server: PostgresServer) throws { url = try server.makeDatabase() }
+    init(server: PostgresServer) throws {
+        self.server = server
+        (database, url) = try server.makeDatabase()
+    }
+
+    deinit { server.dropDatabase(database) }
 
     func open() throws(SyncStoreError) -> any SyncStore { try PostgresStore(url: url, connectTimeout: 5) }
 }
