@@ -21,6 +21,11 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]
         ),
         .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -42,7 +47,7 @@ let package = Package(
         // Sync of synchronizable items between a user's devices through a store that sees only ciphertext (DESIGN §12).
         .target(
             name: "KeychainSync",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "CLibPQ"]
         ),
         .executableTarget(
             name: "keychain-bench",
@@ -70,6 +75,11 @@ let package = Package(
             name: "keychaind-probe",
             dependencies: ["KeychainCore"]
         ),
+        // One verb on a sync store from a process of its own (SyncStores.open), for the stores' cross-process tests.
+        .executableTarget(
+            name: "sync-store-probe",
+            dependencies: ["KeychainSync"]
+        ),
         .executableTarget(
             name: "keychain-stress",
             dependencies: ["KeychainCore", "Keychain", "FileProtection"]
@@ -92,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainSyncTests",
-            dependencies: ["TestSupport", "KeychainSync", "KeychainCore"]
+            dependencies: ["TestSupport", "KeychainSync", "KeychainCore", "sync-store-probe"]
         ),
         .testTarget(
             name: "FileProtectionTests",
