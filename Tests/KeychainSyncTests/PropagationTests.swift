@@ -60,9 +60,11 @@ struct PropagationTests {
         try circle.expectConverged()
     }
 
-    @Test("local and this-device-only items never reach the store, and no secret or name is in it in clear")
-    func scopeAndStoreBytes() throws {
-        let circle = try TestCircle(.memory, devices: 2)
+    @Test(
+        "local and this-device-only items never reach the store, and no secret or name is in it in clear",
+        arguments: StoreFactory.all)
+    func scopeAndStoreBytes(factory: StoreFactory) throws {
+        let circle = try TestCircle(factory, devices: 2)
         let (a, b) = (circle.devices[0], circle.devices[1])
         try a.add(
             account: "synced-account-xyzzy", service: "synced-service-plugh", secret: "synced-secret-quux",
@@ -78,8 +80,9 @@ struct PropagationTests {
         try circle.syncAll()
         #expect(try b.secret(account: "synced-account-xyzzy", service: "synced-service-plugh") == "synced-secret-quux")
         #expect(try b.synchronizableItems().count == 1)
-        guard let memory = circle.store as? MemoryStore else { return }
-        let everything = memory.records.values.flatMap { $0 }
+        var records: [[UInt8]] = []
+        for name in try circle.store.list(prefix: "") { records.append(try #require(try circle.store.get(name))) }
+        let everything = records.flatMap { $0 }
         for needle in [
             "synced-account-xyzzy", "synced-service-plugh", "synced-secret-quux", "synced-label-frob", "local-account",
             "local-secret", "tdo-account", "tdo-secret", "tdo-service",
@@ -87,7 +90,7 @@ struct PropagationTests {
             #expect(!contains(everything, Array(needle.utf8)), "the store holds \(needle) in clear")
         }
         // One item version only (plus the circle's own records).
-        let itemRecords = memory.records.values.filter { contains($0, Array("\"kind\":\"item\"".utf8)) }
+        let itemRecords = records.filter { contains($0, Array("\"kind\":\"item\"".utf8)) }
         #expect(itemRecords.count == 1)
     }
 

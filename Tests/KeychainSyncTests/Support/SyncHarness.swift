@@ -5,19 +5,32 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A kind of store the multi-device scenarios run on. The in-memory store is here; the folder and PostgreSQL
-/// stores are added to ``all`` where they exist, and every scenario runs on each.
+/// A kind of store the multi-device scenarios run on: in memory, a folder, and PostgreSQL where a server can be had
+/// (its scenarios are left out, and say so in the list of arguments, where none can).
 struct StoreFactory: Sendable, CustomStringConvertible {
     var name: String
-    /// Makes an empty store inside a test's temporary directory, and the URL devices record for it.
-    var make: @Sendable (TemporaryDirectory) throws -> (store: any SyncStore, url: String)
+    /// Makes an empty store inside a test's temporary directory: the store, the URL devices record for it, and
+    /// whatever must live as long as the store (a PostgreSQL database is dropped with its fixture).
+    var make: @Sendable (TemporaryDirectory) throws -> (store: any SyncStore, url: String, owner: AnyObject?)
 
     var description: String { name }
 
-    static let memory = StoreFactory(name: "memory") { _ in (MemoryStore(), "memory:") }
+    static let memory = StoreFactory(name: "memory") { _ in (MemoryStore(), "memory:", nil) }
+
+    static let folder = StoreFactory(name: "folder") { temporary in
+        let path = temporary.url.appendingPathComponent("store").path
+        return (try FolderStore(path: path, pollInterval: 0.5), "file://" + path, nil)
+    }
+
+    static let postgres = StoreFactory(name: "postgresql") { _ in
+        let fixture = try PostgresFixture()
+        return (try fixture.open(), fixture.url, fixture)
+    }
 
     /// Every store the scenarios run on.
-    static let all: [StoreFactory] = [.memory]
+    static var all: [StoreFactory] {
+        [.memory, .folder] + (PostgresServer.isAvailable ? [.postgres] : [])
+    }
 }
 
 /// A wall clock a test can set off by some interval (a machine whose clock is wrong).
@@ -158,12 +171,13 @@ final class TestCircle {
     let temporary: TemporaryDirectory
     let store: any SyncStore
     let url: String
+    private let owner: AnyObject?
     private(set) var devices: [TestDevice] = []
 
     /// A circle of `count` devices: the first creates it, each other joins and is approved by the first by its code.
     init(_ factory: StoreFactory, devices count: Int, duplicatesListings: Bool = false) throws {
         temporary = try TemporaryDirectory(prefix: "sync")
-        (store, url) = try factory.make(temporary)
+        (store, url, owner) = try factory.make(temporary)
         for index in 0..<count {
             let device = try makeDevice(name: "device\(index)", duplicatesListings: duplicatesListings)
             if index > 0 {
