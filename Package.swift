@@ -63,7 +63,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "security-tool",
-            dependencies: ["Keychain", "FileProtection", "KeychainCore", "CSystem"]
+            dependencies: ["Keychain", "FileProtection", "KeychainCore", "KeychainSync", "CSystem"]
         ),
         .executableTarget(
             name: "keychaind",

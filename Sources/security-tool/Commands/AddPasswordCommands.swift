@@ -24,6 +24,7 @@ extension Command {
                 -U  Update item if it already exists (if omitted, the item cannot already exist)
                 --access-group group  Add to this access group (default: the tool's own, "security")
                 --accessibility class  When the item can be read: ak (default), ck, dk, aku, cku, dku, akpu
+                --synchronizable  Sync the item to the user's other devices (see sync-init)
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
@@ -56,6 +57,7 @@ extension Command {
                 -U  Update item if it already exists (if omitted, the item cannot already exist)
                 --access-group group  Add to this access group (default: the tool's own, "security")
                 --accessibility class  When the item can be read: ak (default), ck, dk, aku, cku, dku, akpu
+                --synchronizable  Sync the item to the user's other devices (see sync-init)
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
@@ -74,6 +76,7 @@ extension Command {
                 long: [
                     .init(name: ItemOptions.accessGroup, takesValue: true),
                     .init(name: ItemOptions.accessibility, takesValue: true),
+                    .init(name: ItemOptions.synchronizable, takesValue: false),
                 ], secrets: secrets, repeatable: "T")
         ) { arguments, session throws(ToolFailure) in
             var item = try Item.new(from: arguments)
