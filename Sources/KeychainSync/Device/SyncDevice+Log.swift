@@ -2,12 +2,14 @@ import Foundation
 import KeychainCore
 
 extension SyncDevice {
-    /// Reads every device's new log entries from the store into the replica: in sequence order per device, each
-    /// verified against its author's identity (whose id is a digest of its keys), stopping at a device's first
-    /// gap or bad record (a store that delivers out of order or twice changes nothing). Moves the clock past every
-    /// entry read. Returns how many entries were new, and the problems met.
+    /// Reads every device's new log entries from the store into the replica, each verified against its author's
+    /// identity (whose id is a digest of its keys) and its place; a bad record is reported and skipped. Order does
+    /// not matter (what the replica says depends only on which entries it holds), and a record read twice is kept
+    /// once. Moves the clock past every entry read. Returns how many entries were new, the problems met, and
+    /// whether a compaction read now deleted records this device never read (it is past the tombstone horizon:
+    /// ``resync()``).
     @discardableResult
-    func pull() throws(SyncError) -> (received: Int, problems: [String]) {
+    func pull() throws(SyncError) -> (received: Int, problems: [String], pastHorizon: Bool) {
         let names = try storeCall { () throws(SyncStoreError) -> [String] in try store.list(prefix: RecordName.devices)
         }
         var logs: [String: Set<Int64>] = [:]
@@ -19,42 +21,51 @@ extension SyncDevice {
             case .log(let device, let sequence): logs[device, default: []].insert(sequence)
             }
         }
+        storeLogs = logs
         storeHighestSequences = logs.mapValues { $0.max() ?? 0 }
         storeIdentities = identities
         var received = 0
         var problems: [String] = []
-        let last = try state.lastSequences()
+        var compactions: [LogEntry] = []
+        var known = try state.sequences()
         for (device, sequences) in logs.sorted(by: { $0.key < $1.key }) {
-            var next = (last[device] ?? 0) + 1
-            guard sequences.contains(next) else { continue }
+            let new = sequences.subtracting(known[device] ?? []).sorted()
+            guard !new.isEmpty else { continue }
             guard let author = try identity(of: device) else {
                 problems.append("device \(device) has log records but no valid identity record")
                 continue
             }
-            while sequences.contains(next) {
-                let name = RecordName.log(device, next)
+            for sequence in new {
+                let name = RecordName.log(device, sequence)
                 guard let bytes = try storeCall({ () throws(SyncStoreError) -> [UInt8]? in try store.get(name) }) else {
-                    break
+                    continue
                 }
                 do throws(SyncError) {
                     guard SignedRecord.isSigned(bytes, name: name, by: author.signingKey) else {
                         throw SyncError(.damaged, "the record \(name) is not signed by its device")
                     }
                     let entry = try SignedRecord.unverifiedBody(LogEntry.self, bytes, name: name)
-                    guard entry.author == device, entry.sequence == next else {
+                    guard entry.author == device, entry.sequence == sequence else {
                         throw SyncError(.damaged, "the record \(name) claims another place")
                     }
-                    if try state.insert(entry, bytes: bytes) { received += 1 }
+                    if try state.insert(entry, bytes: bytes) {
+                        received += 1
+                        known[device, default: []].insert(sequence)
+                        if entry.kind == .compaction { compactions.append(entry) }
+                    }
                     clock = HybridLogicalClock.receive(entry.clock, after: clock, wall: options.now())
                 } catch {
                     problems.append(error.message)
-                    break
                 }
-                next += 1
             }
         }
         try state.setInteger(clock.rawValue, for: Meta.clock)
-        return (received, problems)
+        let pastHorizon = compactions.contains { compaction in
+            (compaction.removed ?? []).contains { !(known[compaction.author]?.contains($0) ?? false) }
+        }
+        // Kept until a pass resyncs: the compaction is read only once.
+        if pastHorizon { try state.setInteger(1, for: Meta.needsResync) }
+        return (received, problems, pastHorizon)
     }
 
     /// The identity of a device, read from its identity record the first time.

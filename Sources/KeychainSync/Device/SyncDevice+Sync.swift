@@ -11,6 +11,7 @@ extension SyncDevice {
             let pulled = try pull()
             report.received = pulled.received
             report.problems += pulled.problems
+            if try state.integer(Meta.needsResync) == 1 { report.applied += try resync() }
             let trust = try trust()
             switch membership(in: trust) {
             case .joining: return report
@@ -22,7 +23,9 @@ extension SyncDevice {
             currentEpoch = trust.currentEpoch
             report.sent += try shareMissingKeys(trust)
             report.sent += try pushLocalChanges(problems: &report.problems)
-            report.applied = try applyReplica(trust, problems: &report.problems)
+            report.applied += try applyReplica(trust, problems: &report.problems)
+            report.sent += try acknowledgeTombstones(trust)
+            report.sent += try compact(trust)
             return report
         }
     }

@@ -28,6 +28,8 @@ public final class SyncDevice: @unchecked Sendable {
     var knownIdentities: [String: PublicIdentity] = [:]
     /// Epoch keys opened so far.
     var epochKeys: [EpochID: EpochKeys] = [:]
+    /// The sequences of each device's log in the store, as the last pull listed them.
+    var storeLogs: [String: Set<Int64>] = [:]
     /// The highest sequence of each device's log in the store, as the last pull listed it.
     var storeHighestSequences: [String: Int64] = [:]
     /// The circle's newest epoch, as the last pass saw it (writers seal under it).
@@ -208,5 +210,6 @@ public final class SyncDevice: @unchecked Sendable {
         static let storeURL = "store_url"
         static let clock = "clock"
         static let feedCursor = "feed_cursor"
+        static let needsResync = "needs_resync"
     }
 }

@@ -20,6 +20,12 @@ struct LogEntry: Codable, Sendable, Equatable {
         case exclusion
         /// A member shares an epoch's key with another member that lacks it.
         case share
+        /// A member says how far it has read each device's log (``LogEntry/cursors``), acknowledging the tombstones
+        /// up to there.
+        case acknowledgment
+        /// The author is about to delete the listed records of its own log (``LogEntry/removed``): tombstones
+        /// every member acknowledged, and its versions of the items they deleted.
+        case compaction
     }
 
     /// The format (1).
@@ -44,6 +50,11 @@ struct LogEntry: Codable, Sendable, Equatable {
     var epoch: EpochDefinition?
     /// Top-level keys sealed to members.
     var shares: [KeyShare]?
+    /// How far the author has read each device's log: every sequence up to the cursor is read or compacted
+    /// (``Kind/acknowledgment``).
+    var cursors: [String: Int64]?
+    /// The sequences of the author's log it deletes (``Kind/compaction``).
+    var removed: [Int64]?
 }
 
 /// An item version as the store holds it: the item key wrapped by a sync class key of an epoch, and the padded

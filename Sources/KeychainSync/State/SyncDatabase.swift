@@ -173,6 +173,26 @@ final class SyncDatabase {
         }
     }
 
+    /// Every author's sequences kept.
+    func sequences() throws(SyncError) -> [String: Set<Int64>] {
+        var result: [String: Set<Int64>] = [:]
+        try Self.sql("cannot read the sync state") { () throws(EngineError) in
+            try database.query("SELECT author, sequence FROM entries") { row in
+                result[row.text(0), default: []].insert(row.integer(1))
+                return true
+            }
+        }
+        return result
+    }
+
+    /// Forgets an entry (a resync drops those the store no longer holds).
+    func deleteEntry(author: String, sequence: Int64) throws(SyncError) {
+        try Self.sql("cannot write the sync state") { () throws(EngineError) in
+            try database.run(
+                "DELETE FROM entries WHERE author = ? AND sequence = ?", [.text(author), .integer(sequence)])
+        }
+    }
+
     /// Every author's highest sequence kept.
     func lastSequences() throws(SyncError) -> [String: Int64] {
         var result: [String: Int64] = [:]

@@ -62,7 +62,7 @@ struct TrustState: Sendable {
             if let epoch = entry.epoch, epoch.id.creator == entry.author, epochs[epoch.id] == nil {
                 epochs[epoch.id] = epoch
             }
-        case .share, .item, .tombstone:
+        case .share, .item, .tombstone, .acknowledgment, .compaction:
             guard members[entry.author] != nil else { return }
         }
         for share in entry.shares ?? [] where members[share.recipient] != nil && excluded[share.recipient] == nil {
