@@ -51,7 +51,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychain-bench",
-            dependencies: ["KeychainCore", "FileProtection", "CSQLite", "CSodium"]
+            dependencies: ["KeychainCore", "KeychainSync", "FileProtection", "CSQLite", "CSodium"]
         ),
         .executableTarget(
             name: "fileprotection-fuzz",
