@@ -51,6 +51,60 @@ struct TrustTests {
         #expect(throws: SyncError.self) { try a.sync.approve(code: "not a code") }
     }
 
+    @Test("a device joining with the circle's code refuses a circle the store made up, and sends it nothing")
+    func madeUpCircle() throws {
+        let real = try TestCircle(.memory, devices: 1)
+        let circleCode = try real.devices[0].sync.status().circleCode
+        #expect(circleCode == real.devices[0].sync.joinCode)
+        // The store shows the new device a circle of its own making, whose founder approves anyone.
+        let fake = try TestCircle(.memory, devices: 1)
+        let directory = fake.temporary.url.appendingPathComponent("joiner", isDirectory: true)
+        let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
+        try engine.add(
+            NewItem(
+                itemClass: .genericPassword,
+                attributes: [.account: .string("victim"), .service: .string("svc"), .synchronizable: .bool(true)],
+                data: Data("must not leak".utf8)), for: TestDevice.caller)
+        let view = DelayedView(fake.store)
+        try view.deliverAll()
+        let joiner = try SyncDevice.join(
+            directory: directory, backend: engine, store: view, storeURL: fake.url, name: "joiner",
+            circleCode: circleCode)
+        try fake.devices[0].view.deliverAll()
+        try fake.devices[0].sync.approve(code: joiner.joinCode)
+        try view.deliverAll()
+        #expect {
+            try joiner.syncOnce()
+        } throws: { error in
+            (error as? SyncError)?.kind == .notTrusted
+        }
+        let items = try fake.store.list(prefix: "devices/\(joiner.deviceID)/log/")
+        #expect(items.isEmpty)
+        #expect(throws: SyncError.self) {
+            try SyncDevice.join(
+                directory: fake.temporary.url.appendingPathComponent("other"), backend: engine, store: view,
+                storeURL: fake.url, name: "x", circleCode: "nonsense")
+        }
+    }
+
+    @Test("a device joining with the right circle code joins")
+    func rightCircleCode() throws {
+        let circle = try TestCircle(.memory, devices: 1)
+        let a = circle.devices[0]
+        let directory = circle.temporary.url.appendingPathComponent("joiner", isDirectory: true)
+        let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
+        let view = DelayedView(circle.store)
+        try view.deliverAll()
+        let joiner = try SyncDevice.join(
+            directory: directory, backend: engine, store: view, storeURL: circle.url, name: "joiner",
+            circleCode: try a.sync.status().circleCode)
+        try a.view.deliverAll()
+        try a.sync.approve(code: joiner.joinCode)
+        try view.deliverAll()
+        try joiner.syncOnce()
+        #expect(try joiner.status().membership == .member)
+    }
+
     @Test("a removed device cannot read what is written afterwards", arguments: StoreFactory.all)
     func removedDevice(factory: StoreFactory) throws {
         let circle = try TestCircle(factory, devices: 3)

@@ -137,6 +137,25 @@ extension SyncDevice {
         return problems
     }
 
+    /// The circle's code: the join code of the device that created it (every member shows it; a joining device
+    /// given it accepts no other circle).
+    func circleCode(_ trust: TrustState) -> String {
+        guard let founder = trust.founder, let identity = trust.admitted[founder] else { return "" }
+        return (try? identity.joinCode) ?? ""
+    }
+
+    /// Refuses a circle other than the one the user named when joining.
+    func checkCircle(_ trust: TrustState) throws(SyncError) {
+        guard let expected = try state.text(Meta.expectedCircle), !expected.isEmpty else { return }
+        let actual = circleCode(trust)
+        guard actual == expected else {
+            throw SyncError(
+                .notTrusted,
+                "the store's circle has the code \(actual), not \(expected) as given to sync-join: this device stays out of it"
+            )
+        }
+    }
+
     /// Where this device stands in `trust`.
     func membership(in trust: TrustState) -> SyncMembership {
         if trust.members[deviceID] != nil { return .member }

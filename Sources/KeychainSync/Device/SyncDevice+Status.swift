@@ -12,7 +12,8 @@ extension SyncDevice {
             for item in items where !item.isDead && item.winnerAuthor == nil { pending += 1 }
             return SyncStatus(
                 deviceID: deviceID, deviceName: identity.name, membership: membership(in: trust),
-                storeURL: try state.text(Meta.storeURL) ?? "", epoch: epochKeys.keys.max()?.number ?? 0,
+                storeURL: try state.text(Meta.storeURL) ?? "", circleCode: circleCode(trust),
+                epoch: epochKeys.keys.max()?.number ?? 0,
                 memberCount: trust.members.count, itemCount: items.filter { $0.localUUID != nil }.count,
                 pendingCount: pending, feedCursor: try state.integer(Meta.feedCursor) ?? 0, clock: clock)
         }

@@ -17,7 +17,7 @@ extension SyncDevice {
             case .joining: return report
             case .excluded:
                 throw SyncError(.notTrusted, "this device was removed from the sync circle")
-            case .member: break
+            case .member: try checkCircle(trust)
             }
             report.problems += openEpochs(trust)
             currentEpoch = trust.currentEpoch
@@ -121,6 +121,7 @@ extension SyncDevice {
         guard membership(in: trust) == .member else {
             throw SyncError(.notTrusted, "this device is not a trusted member of the sync circle")
         }
+        try checkCircle(trust)
         _ = openEpochs(trust)
         currentEpoch = trust.currentEpoch
         return trust

@@ -109,16 +109,28 @@ public final class SyncDevice: @unchecked Sendable {
 
     /// Asks to join the circle in `store`: writes this device's identity (its join request) and returns the
     /// device, whose ``joinCode`` a trusted device approves. Until then ``syncOnce()`` only looks for the approval.
+    ///
+    /// With `circleCode` (``SyncStatus/circleCode`` as a trusted device shows it), the device accepts an approval
+    /// only into the circle with that code, so a store that made up a circle of its own to approve it is refused
+    /// before anything is sent.
     public static func join(
         directory: URL, backend: any KeychainBackend, store: any SyncStore, storeURL: String, name: String,
-        options: SyncOptions = SyncOptions()
+        circleCode: String? = nil, options: SyncOptions = SyncOptions()
     ) throws(SyncError) -> SyncDevice {
-        try setUp(
+        var expected: String?
+        if let circleCode {
+            guard let code = PublicIdentity.normalizedCode(circleCode) else {
+                throw SyncError(.invalidArgument, "\"\(circleCode)\" is not a circle code (as XXXXX-XXXXX)")
+            }
+            expected = code
+        }
+        return try setUp(
             directory: directory, backend: backend, store: store, storeURL: storeURL, name: name, options: options
         ) { (device, hasCircle) throws(SyncError) in
             guard hasCircle else {
                 throw SyncError(.circle, "the store \(storeURL) holds no sync circle: create one with sync-init")
             }
+            if let expected { try device.state.setText(expected, for: Meta.expectedCircle) }
             try device.publishIdentity()
         }
     }
@@ -211,5 +223,6 @@ public final class SyncDevice: @unchecked Sendable {
         static let clock = "clock"
         static let feedCursor = "feed_cursor"
         static let needsResync = "needs_resync"
+        static let expectedCircle = "expected_circle"
     }
 }

@@ -49,6 +49,9 @@ public struct SyncStatus: Sendable, Equatable, Codable {
     public var membership: SyncMembership
     /// The store's URL.
     public var storeURL: String
+    /// The circle's code (the join code of the device that created it), to give `sync-join --circle` on a new
+    /// device; empty before this device has seen the circle.
+    public var circleCode: String
     /// The newest epoch of the circle's top-level key this device holds (0 when none).
     public var epoch: Int
     /// How many devices are trusted members.

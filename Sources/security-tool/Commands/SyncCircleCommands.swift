@@ -7,6 +7,8 @@ extension OptionSpecification.LongOption {
     static let store = OptionSpecification.LongOption(name: "store", takesValue: true)
     /// `--device NAME`: this device's name in the circle.
     static let device = OptionSpecification.LongOption(name: "device", takesValue: true)
+    /// `--circle CODE`: the circle a joining device accepts (its code, as `sync-status` shows it on a member).
+    static let circle = OptionSpecification.LongOption(name: "circle", takesValue: true)
 }
 
 extension Command {
@@ -23,7 +25,9 @@ extension Command {
         options: OptionSpecification("", long: [.store, .device])
     ) { arguments, session throws(ToolFailure) in
         let device = try setUpDevice(arguments, session, context: "sync-init", create: true)
-        session.console.print("device \(device.name) (\(device.deviceID)) created the sync circle")
+        session.console.print(
+            "device \(device.name) (\(device.deviceID)) created the sync circle; its code is \(device.joinCode) "
+                + "(sync-join --circle \(device.joinCode) on a new device accepts only this circle)")
         return 0
     }
 
@@ -32,12 +36,13 @@ extension Command {
     static let syncJoin = Command(
         name: "sync-join",
         usage: """
-            --store URL [--device NAME]
+            --store URL [--device NAME] [--circle CODE]
                 --store URL    The store the circle is in
                 --device NAME  This device's name (default: the host name)
+                --circle CODE  Join only the circle with this code (sync-status on a member shows it)
             """,
         help: "Ask to join the sync circle in a store; prints the code to approve on a trusted device.",
-        options: OptionSpecification("", long: [.store, .device])
+        options: OptionSpecification("", long: [.store, .device, .circle])
     ) { arguments, session throws(ToolFailure) in
         let device = try setUpDevice(arguments, session, context: "sync-join", create: false)
         session.console.print(device.joinCode)
@@ -103,7 +108,8 @@ extension Command {
                 ? try SyncDevice.createCircle(
                     directory: location.directory, backend: backend, store: store, storeURL: url, name: name)
                 : try SyncDevice.join(
-                    directory: location.directory, backend: backend, store: store, storeURL: url, name: name)
+                    directory: location.directory, backend: backend, store: store, storeURL: url, name: name,
+                    circleCode: arguments.value(long: "circle"))
         }
     }
 }

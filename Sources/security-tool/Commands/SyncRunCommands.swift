@@ -64,6 +64,7 @@ extension Command {
                 JSONValue.object([
                     "device": .string(status.deviceID), "name": .string(status.deviceName),
                     "membership": .string(status.membership.rawValue), "store": .string(status.storeURL),
+                    "circle": .string(status.circleCode),
                     "epoch": .number(Int64(status.epoch)), "members": .number(Int64(status.memberCount)),
                     "items": .number(Int64(status.itemCount)), "pending": .number(Int64(status.pendingCount)),
                     "feedCursor": .number(status.feedCursor), "clock": .date(status.clock.date),
@@ -74,6 +75,7 @@ extension Command {
                 device: \(status.deviceName) (\(status.deviceID))
                 membership: \(status.membership.rawValue)
                 store: \(status.storeURL)
+                circle: \(status.circleCode)
                 epoch: \(status.epoch)
                 members: \(status.memberCount)
                 items: \(status.itemCount)
