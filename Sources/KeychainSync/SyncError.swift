@@ -22,6 +22,8 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case damaged
         /// A malformed argument.
         case invalidArgument
+        /// Work left for the next pass (a local change to send before the item may be overwritten).
+        case deferred
     }
 
     /// What kind of failure it was.

@@ -96,3 +96,54 @@ struct ConflictTests {
         return try #require(try device.engine.copyMatching(query, for: TestDevice.caller).first).persistentReference
     }
 }
+
+/// A local write that lands in the middle of a pass is not overwritten by what the pass applies.
+@Suite("Sync mid-pass edits")
+struct MidPassEditTests {
+    @Test("an edit made between a pass's sending and applying survives, and wins as the newer version")
+    func editDuringPass() throws {
+        let circle = try TestCircle(.memory, devices: 1)
+        let a = circle.devices[0]
+        let directory = circle.temporary.url.appendingPathComponent("interposed", isDirectory: true)
+        let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
+        let backend = InterposedBackend(engine)
+        let view = DelayedView(circle.store)
+        try view.deliverAll()
+        let b = try SyncDevice.join(
+            directory: directory, backend: backend, store: view, storeURL: circle.url, name: "b")
+        try a.view.deliverAll()
+        try a.sync.approve(code: b.joinCode)
+        try a.add(account: "busy", service: "svc", secret: "v1")
+        try a.sync.syncOnce()
+        try view.deliverAll()
+        try b.syncOnce()
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.account: .string("busy")], synchronizable: .synchronizableOnly)
+        let secret: () throws -> String? = {
+            var read = query
+            read.returning = [.data]
+            return try engine.copyMatching(read, for: TestDevice.caller).first?.data.map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        #expect(try secret() == "v1")
+        // B's own write of v1 is in its feed: read it now, so the next pass's feed read finds nothing new.
+        try b.syncOnce()
+
+        try a.update(account: "busy", service: "svc", secret: "from a")
+        try a.sync.syncOnce()
+        try view.deliverAll()
+        backend.afterNextFeedRead {
+            _ = try? engine.update(
+                query, with: ItemChanges(data: Data("edited during the pass".utf8)), for: TestDevice.caller)
+        }
+        let report = try b.syncOnce()
+        #expect(report.sent == 0 && report.problems.count == 1, "\(report)")
+        #expect(try secret() == "edited during the pass")
+        try b.syncOnce()
+        try a.view.deliverAll()
+        try a.sync.syncOnce()
+        #expect(try a.secret(account: "busy", service: "svc") == "edited during the pass")
+        #expect(try secret() == "edited during the pass")
+    }
+}

@@ -101,6 +101,11 @@ extension SyncDevice {
                 item.appliedHash = currentHash
                 return false
             }
+            // Changed here since this device last sent or wrote it (an edit made during this pass): not overwritten
+            // now; the next pass sends it, and the clock decides between the two.
+            if let applied = item.appliedHash, applied != currentHash {
+                throw SyncError(.deferred, "item \(item.uuid) has a local change to send first")
+            }
             if let stored = try updateLocal(local, to: content) {
                 item.appliedHash = try contentHash(ItemContent(stored))
                 return true
