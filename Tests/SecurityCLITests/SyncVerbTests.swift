@@ -49,6 +49,10 @@ struct SyncVerbTests {
         #expect(try a.run(["sync"]).status == 0)
         #expect(try a.run(["find-generic-password", "-a", "alice", "-s", "mail", "-w"]).output == "changed\n")
 
+        let history = try a.run(["sync-history", "-a", "alice", "-s", "mail", "-w"])
+        #expect(history.status == 0 && history.output.contains("password: hunter2"), "\(history.output)")
+        #expect(!history.output.contains("password: changed"))
+
         let devices = try a.run(["sync-devices", "--json"])
         #expect(devices.status == 0)
         #expect(devices.output.contains("\"name\":\"desktop\"") && devices.output.contains("\"membership\":\"member\""))
