@@ -121,12 +121,38 @@ struct SyncVerbTests {
         #expect(watcher.terminationStatus == 0)
     }
 
-    @Test("the systemd user unit runs the agent")
+    @Test("the systemd user unit runs the agent, and systemd-analyze verify accepts it where installed")
     func unit() throws {
         let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("systemd/keychain-sync.service")
         let text = try String(contentsOf: unit, encoding: .utf8)
         #expect(text.contains("ExecStart=/usr/local/bin/security sync --watch\n"))
         #expect(text.contains("WantedBy=default.target"))
+        guard
+            let analyze = ["/usr/bin", "/bin"].map({ "\($0)/systemd-analyze" }).first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            print(
+                "SyncVerbTests: skipped the unit's verification: systemd-analyze is not installed (apt-get install systemd)"
+            )
+            return
+        }
+        // verify checks that ExecStart's binary exists; `make install` rewrites /usr/local to $(PREFIX) as this does.
+        let directory = try TemporaryDirectory(prefix: "units")
+        let copy = directory.url.appendingPathComponent("keychain-sync.service")
+        try Data(text.replacingOccurrences(of: "/usr/local/bin/security", with: SecurityProcess.executable).utf8)
+            .write(to: copy)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: analyze)
+        process.arguments = ["verify", "--man=no", copy.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "systemd-analyze verify: \(output)")
+        #expect(!output.contains("keychain-sync"), "systemd-analyze verify: \(output)")
     }
 }
