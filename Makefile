@@ -50,6 +50,8 @@ cli: bootstrap
 PREFIX ?= /usr/local
 DESTDIR ?=
 UNITDIR ?= /etc/systemd/system
+# The sync agent's user unit (`systemctl --user enable --now keychain-sync.service`, per user, after sync-init/join).
+USERUNITDIR ?= /etc/systemd/user
 install: bootstrap
 	$(SWIFT) build $(RELEASE) --product security
 	$(SWIFT) build $(RELEASE) --product keychaind
@@ -60,6 +62,10 @@ install: bootstrap
 	sed 's#/usr/local/bin/keychaind#$(PREFIX)/bin/keychaind#' systemd/keychaind.service \
 		> $(DESTDIR)$(UNITDIR)/keychaind.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/keychaind.service
+	install -d $(DESTDIR)$(USERUNITDIR)
+	sed 's#/usr/local/bin/security#$(PREFIX)/bin/security#' systemd/keychain-sync.service \
+		> $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	@if [ -z "$(DESTDIR)" ]; then \
 		getent passwd keychaind >/dev/null || useradd --system --user-group --no-create-home \
 			--home-dir /var/lib/swift-keychain --shell /usr/sbin/nologin keychaind; \
@@ -76,6 +82,7 @@ uninstall:
 	fi
 	rm -f $(DESTDIR)$(PREFIX)/bin/security $(DESTDIR)$(PREFIX)/bin/keychaind
 	rm -f $(DESTDIR)$(UNITDIR)/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.service
+	rm -f $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 # Long crash and concurrency loops, run before resolving the issues they belong to.

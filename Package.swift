@@ -21,6 +21,11 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]
         ),
         .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -42,11 +47,11 @@ let package = Package(
         // Sync of synchronizable items between a user's devices through a store that sees only ciphertext (DESIGN §12).
         .target(
             name: "KeychainSync",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "CLibPQ"]
         ),
         .executableTarget(
             name: "keychain-bench",
-            dependencies: ["KeychainCore", "FileProtection", "CSQLite", "CSodium"]
+            dependencies: ["KeychainCore", "KeychainSync", "FileProtection", "CSQLite", "CSodium"]
         ),
         .executableTarget(
             name: "fileprotection-fuzz",
@@ -58,7 +63,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "security-tool",
-            dependencies: ["Keychain", "FileProtection", "KeychainCore", "CSystem"]
+            dependencies: ["Keychain", "FileProtection", "KeychainCore", "KeychainSync", "CSystem"]
         ),
         .executableTarget(
             name: "keychaind",
@@ -75,6 +80,11 @@ let package = Package(
         .executableTarget(
             name: "prompt-probe",
             dependencies: ["KeychainCore"]
+        ),
+        // One verb on a sync store from a process of its own (SyncStores.open), for the stores' cross-process tests.
+        .executableTarget(
+            name: "sync-store-probe",
+            dependencies: ["KeychainSync"]
         ),
         .executableTarget(
             name: "keychain-stress",
@@ -96,6 +106,10 @@ let package = Package(
         .testTarget(
             name: "SecurityCLITests",
             dependencies: ["TestSupport", "security-tool", "Keychain"]
+        ),
+        .testTarget(
+            name: "KeychainSyncTests",
+            dependencies: ["TestSupport", "KeychainSync", "KeychainCore", "sync-store-probe"]
         ),
         .testTarget(
             name: "FileProtectionTests",

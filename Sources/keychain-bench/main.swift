@@ -2,7 +2,7 @@
 // files beside the raw secretstream floor (FileProtectionBench.swift); keychaind beside the embedded engine and the
 // floor (DaemonBench.swift), when the release keychaind is built beside the bench.
 //
-//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon]
+//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--sync-changes 1000]
 import Foundation
 import KeychainCore
 
@@ -19,6 +19,8 @@ struct Report: Codable {
     var file_unprotect: FileProtectionBench.Throughput?
     /// keychaind beside the embedded engine and the floor (absent when no `keychaind` is built or `--no-daemon`).
     var daemon: DaemonBench.Report?
+    /// Three devices converging after `--sync-changes` changes each (absent with `--sync-changes 0`).
+    var sync: SyncBench.Report?
 }
 
 func temporaryDirectory() throws -> URL {
@@ -46,6 +48,7 @@ var json = false
 var sizes = [1000, 10_000, 100_000]
 var fileMegabytes = 256
 var measuresDaemon = true
+var syncChanges = 1000
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -56,9 +59,13 @@ while let argument = arguments.popFirst() {
     case "--file-mib":
         fileMegabytes = arguments.popFirst().flatMap { Int($0) } ?? fileMegabytes
     case "--no-daemon": measuresDaemon = false
+    case "--sync-changes":
+        syncChanges = arguments.popFirst().flatMap { Int($0) } ?? syncChanges
     default:
         FileHandle.standardError.write(
-            Data("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon]\n".utf8))
+            Data(
+                "usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--sync-changes 1000]\n"
+                    .utf8))
         exit(2)
     }
 }
@@ -91,12 +98,27 @@ do {
         if !json { FileHandle.standardError.write(Data("running keychaind with \(items) items…\n".utf8)) }
         report.daemon = try DaemonBench.run(items: max(1, items), seed: UInt64.random(in: 1...UInt64.max))
     }
+    if syncChanges > 0 {
+        if !json {
+            FileHandle.standardError.write(Data("running sync: 3 devices, \(syncChanges) changes each…\n".utf8))
+        }
+        report.sync = try SyncBench.run(changes: syncChanges)
+    }
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
     } else {
         print(ReportTable(report: report, sizes: sizes).text)
+        for result in report.sync?.results ?? [] {
+            print(
+                "sync \(result.store): 3 devices × \(result.changes_per_device) changes converge in "
+                    + String(format: "%.2f s (%d rounds); ", result.converge_seconds, result.rounds)
+                    + String(
+                        format: "%.0f bytes stored per item version beside %.0f bytes of plaintext",
+                        result.stored_bytes_per_item, result.plaintext_bytes_per_item))
+        }
+        for skipped in report.sync?.skipped ?? [] { print("sync \(skipped)") }
     }
 } catch {
     FileHandle.standardError.write(Data("keychain-bench: \(error)\n".utf8))

@@ -8,6 +8,16 @@ public enum StressProcess {
 
     /// Starts a worker with its output piped.
     public static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        try startExecutable(executable, arguments)
+    }
+
+    /// Runs a worker to the end and returns its status, output and errors.
+    public static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        try runExecutable(executable, arguments)
+    }
+
+    /// Starts another executable (`sync-store-probe`, a shell) the same way, with its output piped.
+    public static func startExecutable(_ executable: URL, _ arguments: [String]) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -22,9 +32,11 @@ public enum StressProcess {
         return (process, output, errors)
     }
 
-    /// Runs a worker to the end and returns its status, output and errors.
-    public static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let (process, output, errors) = try start(arguments)
+    /// Runs another executable to the end and returns its status, output and errors.
+    public static func runExecutable(
+        _ executable: URL, _ arguments: [String]
+    ) throws -> (status: Int32, output: String, errors: String) {
+        let (process, output, errors) = try startExecutable(executable, arguments)
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

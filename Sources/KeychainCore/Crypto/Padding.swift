@@ -3,13 +3,13 @@
 ///
 /// The padding sits inside the AEAD box, so it is read only after authentication: reading the length needs no
 /// constant-time care.
-enum Padding {
+package enum Padding {
     /// The bucket size in bytes.
-    static let blockSize = 32
+    package static let blockSize = 32
 
-    /// Pads `bytes` to a multiple of ``blockSize``.
-    static func pad(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        let paddedCount = (4 + bytes.count + blockSize - 1) / blockSize * blockSize
+    /// Pads `bytes` to a multiple of `bucket`, itself a multiple of ``blockSize`` (sync records use larger buckets).
+    package static func pad(_ bytes: some Collection<UInt8>, bucket: Int = blockSize) -> [UInt8] {
+        let paddedCount = (4 + bytes.count + bucket - 1) / bucket * bucket
         var padded: [UInt8] = []
         padded.reserveCapacity(paddedCount)
         padded.appendLittleEndian(UInt32(bytes.count))
@@ -19,7 +19,7 @@ enum Padding {
     }
 
     /// Where the payload lies in a value padded by ``pad(_:)``.
-    static func payload(of padded: [UInt8]) throws(EngineError) -> Range<Int> {
+    package static func payload(of padded: [UInt8]) throws(EngineError) -> Range<Int> {
         guard padded.count >= 4, padded.count % blockSize == 0 else {
             throw .decode("a sealed value's padding is malformed")
         }

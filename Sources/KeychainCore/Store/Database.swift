@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// A value bound to, or read from, an SQL statement.
-enum SQLValue {
+package enum SQLValue {
     case null
     case integer(Int64)
     case real(Double)
@@ -15,7 +15,7 @@ enum SQLValue {
 /// Statements are prepared once and reused; write transactions are `BEGIN IMMEDIATE` so that two processes never
 /// deadlock upgrading a read lock; busy waits, WAL and durability are configured here and nowhere else. Not
 /// thread-safe: the engine serialises access.
-final class Database {
+package final class Database {
     private let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
     private(set) var isInTransaction = false
@@ -36,7 +36,7 @@ final class Database {
     /// Opens the database file at `path`, which must exist (a new keychain's is made under a temporary name and
     /// linked into place, never created in place), or an in-memory database when `path` is `nil`. A file that
     /// cannot be written opens read-only: reads work, writes are ``EngineError/Code/writePermission``.
-    init(path: String?) throws(EngineError) {
+    package init(path: String?) throws(EngineError) {
         _ = Self.configured
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (path == nil ? SQLITE_OPEN_CREATE : 0)
@@ -67,7 +67,7 @@ final class Database {
     }
 
     /// Runs one or more statements that bind nothing and return nothing of interest.
-    func execute(_ sql: String) throws(EngineError) {
+    package func execute(_ sql: String) throws(EngineError) {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         let message = errorMessage.map { String(cString: $0) }
@@ -81,7 +81,7 @@ final class Database {
 
     /// Runs a statement that changes rows and returns the number of rows changed.
     @discardableResult
-    func run(_ sql: String, _ bindings: [SQLValue] = []) throws(EngineError) -> Int {
+    package func run(_ sql: String, _ bindings: [SQLValue] = []) throws(EngineError) -> Int {
         let statement = try prepared(sql)
         try statement.bind(bindings)
         defer { statement.reset() }
@@ -90,7 +90,7 @@ final class Database {
     }
 
     /// Runs a query and calls `body` for each row until it returns `false` or the rows end.
-    func query(
+    package func query(
         _ sql: String, _ bindings: [SQLValue] = [], _ body: (Row) throws(EngineError) -> Bool
     ) throws(EngineError) {
         try query(try prepared(sql), bindings, body)
@@ -108,7 +108,7 @@ final class Database {
     }
 
     /// The first row of a query, read by `body`, or `nil` when there is none.
-    func first<Result>(
+    package func first<Result>(
         _ sql: String, _ bindings: [SQLValue] = [], _ body: (Row) throws(EngineError) -> Result
     ) throws(EngineError) -> Result? {
         var result: Result?
@@ -120,13 +120,13 @@ final class Database {
     }
 
     /// Runs `body` in a read transaction: its queries see one consistent state of the database.
-    func readTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
+    package func readTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
         try transaction("BEGIN", body)
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws.
     @discardableResult
-    func writeTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
+    package func writeTransaction<Result>(_ body: () throws(EngineError) -> Result) throws(EngineError) -> Result {
         try transaction("BEGIN IMMEDIATE", observed: writeObserver, body)
     }
 
@@ -200,7 +200,7 @@ protocol WriteTransactionObserver: AnyObject {
 }
 
 /// A prepared statement, owned and reused by its ``Database``.
-final class Statement {
+package final class Statement {
     fileprivate let pointer: OpaquePointer
     private unowned let database: Database
     private let sql: String
@@ -256,26 +256,26 @@ final class Statement {
 }
 
 /// The current row of a query, valid only inside the query's closure.
-struct Row {
+package struct Row {
     fileprivate let statement: Statement
 
     /// Whether a column is NULL.
-    func isNull(_ column: Int32) -> Bool {
+    package func isNull(_ column: Int32) -> Bool {
         sqlite3_column_type(statement.pointer, column) == SQLITE_NULL
     }
 
     /// An integer column.
-    func integer(_ column: Int32) -> Int64 {
+    package func integer(_ column: Int32) -> Int64 {
         sqlite3_column_int64(statement.pointer, column)
     }
 
     /// A real column.
-    func real(_ column: Int32) -> Double {
+    package func real(_ column: Int32) -> Double {
         sqlite3_column_double(statement.pointer, column)
     }
 
     /// A text column (empty when NULL).
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(statement.pointer, column) else { return "" }
         return String(cString: text)
     }
@@ -288,7 +288,7 @@ struct Row {
     }
 
     /// A blob column, or `nil` when NULL.
-    func blob(_ column: Int32) -> Data? {
+    package func blob(_ column: Int32) -> Data? {
         guard !isNull(column) else { return nil }
         let count = Int(sqlite3_column_bytes(statement.pointer, column))
         guard count > 0, let bytes = sqlite3_column_blob(statement.pointer, column) else { return Data() }

@@ -27,6 +27,7 @@ extension Command {
                 --access-control flags  What reading its data requires, comma-separated: userPresence or
                     devicePasscode (the keychain passcode), applicationPassword, with or/and (e.g.
                     devicePasscode,applicationPassword,or); the finding verbs then ask for it
+                --synchronizable  Sync the item to the user's other devices (see sync-init)
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
@@ -62,6 +63,7 @@ extension Command {
                 --access-control flags  What reading its data requires, comma-separated: userPresence or
                     devicePasscode (the keychain passcode), applicationPassword, with or/and (e.g.
                     devicePasscode,applicationPassword,or); the finding verbs then ask for it
+                --synchronizable  Sync the item to the user's other devices (see sync-init)
 
             If no keychain is specified, the password is added to the default keychain.
             Specify -w as the last argument to be prompted, or to read the password from standard input.
@@ -81,6 +83,7 @@ extension Command {
                     .init(name: ItemOptions.accessGroup, takesValue: true),
                     .init(name: ItemOptions.accessibility, takesValue: true),
                     .init(name: ItemOptions.accessControl, takesValue: true),
+                    .init(name: ItemOptions.synchronizable, takesValue: false),
                 ], secrets: secrets, repeatable: "T")
         ) { arguments, session throws(ToolFailure) in
             var item = try Item.new(from: arguments)

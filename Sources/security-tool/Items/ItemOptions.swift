@@ -40,6 +40,8 @@ enum ItemOptions {
         guard !flags.isEmpty else { throw .usage("--access-control needs at least one flag") }
         return flags
     }
+    /// `--synchronizable`: a new item syncs to the user's other devices (`sync-init`, `sync-join`).
+    static let synchronizable = "synchronizable"
 
     /// `--access-group group`, or `nil` when absent. An empty group names no group: a usage error, rather than an
     /// item no caller could be entitled to, or a search that can match nothing.
@@ -92,5 +94,6 @@ enum ItemOptions {
         item.creator = try fourCharacterCode(arguments, "c")
         item.type = try fourCharacterCode(arguments, "C")
         if let accessibility = try accessibility(arguments) { item.accessibility = accessibility }
+        if arguments.has(long: synchronizable) { item.isSynchronizable = true }
     }
 }

@@ -25,6 +25,14 @@ extension Command {
         .registerApp,
         .unregisterApp,
         .listApps,
+        .sync,
+        .syncInit,
+        .syncJoin,
+        .syncApprove,
+        .syncStatus,
+        .syncDevices,
+        .syncRemove,
+        .syncHistory,
         .error,
     ]
 

@@ -1,0 +1,144 @@
+import Foundation
+import KeychainCore
+
+extension SyncDevice {
+    /// Makes the keychain show what the replica says, for every sync item: deleted items go, each live item's
+    /// winning version is written, and of two live items with one primary key only the lower UUID is shown (the
+    /// other is kept as history). Returns how many local items changed.
+    func applyReplica(_ trust: TrustState, problems: inout [String]) throws(SyncError) -> Int {
+        var applied = 0
+        var byItem: [String: [SyncDatabase.StoredEntry]] = [:]
+        for entry in try state.entries(kinds: [.item, .tombstone])
+        where trust.accepts(author: entry.author, sequence: entry.sequence) {
+            if let subject = entry.subject { byItem[subject, default: []].append(entry) }
+        }
+        var states = try state.items()
+        var opened: [UUID: ItemContent] = [:]
+        for (subject, entries) in byItem {
+            guard let uuid = UUID(uuidString: subject), let resolution = ItemResolution.resolve(entries) else {
+                continue
+            }
+            var item =
+                states[uuid]
+                ?? SyncDatabase.ItemState(
+                    uuid: uuid, localUUID: nil, appliedHash: nil, keyHash: nil, isDead: false, winnerAuthor: nil,
+                    winnerSequence: nil)
+            switch resolution {
+            case .dead:
+                guard !item.isDead || item.localUUID != nil else { continue }
+                if let local = item.localUUID {
+                    try deleteLocal(local)
+                    applied += 1
+                }
+                item.isDead = true
+                item.localUUID = nil
+                try state.save(item)
+                states[uuid] = item
+            case .live(let winner):
+                guard
+                    item.winnerAuthor != winner.author || item.winnerSequence != winner.sequence || item.keyHash == nil
+                else { continue }
+                do throws(SyncError) {
+                    let content = try open(winner)
+                    opened[uuid] = content
+                    item.keyHash = try keyHash(content)
+                    item.winnerAuthor = winner.author
+                    item.winnerSequence = winner.sequence
+                    try state.save(item)
+                    states[uuid] = item
+                } catch {
+                    problems.append(error.message)
+                }
+            }
+        }
+        // Of the live items sharing a primary key, the lowest UUID is shown.
+        var shown: [Data: UUID] = [:]
+        for (uuid, item) in states where !item.isDead && item.winnerAuthor != nil {
+            guard let key = item.keyHash else { continue }
+            if let other = shown[key], other.uuidString < uuid.uuidString { continue }
+            shown[key] = uuid
+        }
+        let chosen = Set(shown.values)
+        for (uuid, var item) in states where !item.isDead && !chosen.contains(uuid) {
+            guard let local = item.localUUID, item.winnerAuthor != nil else { continue }
+            try deleteLocal(local)
+            applied += 1
+            item.localUUID = nil
+            item.appliedHash = nil
+            try state.save(item)
+        }
+        for uuid in chosen.sorted(by: { $0.uuidString < $1.uuidString }) {
+            guard var item = states[uuid] else { continue }
+            guard item.localUUID == nil || opened[uuid] != nil else { continue }
+            do throws(SyncError) {
+                let content: ItemContent
+                if let known = opened[uuid] {
+                    content = known
+                } else {
+                    guard let author = item.winnerAuthor, let sequence = item.winnerSequence,
+                        let winner = try state.entries(subject: uuid.uuidString).first(where: {
+                            $0.author == author && $0.sequence == sequence
+                        })
+                    else { continue }
+                    content = try open(winner)
+                }
+                if try write(content, to: &item) { applied += 1 }
+                try state.save(item)
+            } catch {
+                problems.append(error.message)
+            }
+        }
+        return applied
+    }
+
+    /// Writes a version's content to the local item of `item` (adding one when there is none); `false` when the
+    /// local item held it already.
+    private func write(_ content: ItemContent, to item: inout SyncDatabase.ItemState) throws(SyncError) -> Bool {
+        let wanted = try contentHash(content)
+        if let local = item.localUUID, let current = try localItem(local) {
+            let currentHash = try contentHash(ItemContent(current))
+            if currentHash == wanted {
+                item.appliedHash = currentHash
+                return false
+            }
+            // Changed here since this device last sent or wrote it (an edit made during this pass): not overwritten
+            // now; the next pass sends it, and the clock decides between the two.
+            if let applied = item.appliedHash, applied != currentHash {
+                throw SyncError(.deferred, "item \(item.uuid) has a local change to send first")
+            }
+            if let stored = try updateLocal(local, to: content) {
+                item.appliedHash = try contentHash(ItemContent(stored))
+                return true
+            }
+        }
+        do throws(SyncError) {
+            let added = try addLocal(content)
+            item.localUUID = added.persistentReference.uuid
+            // Hashed as the change feed's reader will see it: read back, with whatever the keychain filled in.
+            item.appliedHash = try contentHash(ItemContent(try localItem(added.persistentReference.uuid) ?? added))
+            return true
+        } catch {
+            if error.kind == .keychain(.duplicateItem) {
+                // A local item with this key was made since the changes were sent: it is sent next time, and the
+                // lower UUID wins then.
+                throw SyncError(
+                    .keychain(.duplicateItem), "item \(item.uuid) waits for a local item with its key to be sent")
+            }
+            throw error
+        }
+    }
+
+    /// Opens a stored item version with its epoch's keys.
+    func open(_ stored: SyncDatabase.StoredEntry) throws(SyncError) -> ItemContent {
+        let name = RecordName.log(stored.author, stored.sequence)
+        let entry = try SignedRecord.unverifiedBody(LogEntry.self, stored.bytes, name: name)
+        guard let version = entry.item, let epoch = version.epoch else {
+            throw SyncError(.damaged, "the record \(name) holds no item version")
+        }
+        guard let keys = epochKeys[epoch] else {
+            throw SyncError(
+                .notTrusted, "the record \(name) is sealed under epoch \(epoch), not shared with this device")
+        }
+        return try ItemSealing.open(version, keys: keys, author: entry.author, clock: entry.clock)
+    }
+}

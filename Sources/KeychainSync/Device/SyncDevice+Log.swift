@@ -1,0 +1,165 @@
+import Foundation
+import KeychainCore
+
+extension SyncDevice {
+    /// Reads every device's new log entries from the store into the replica, each verified against its author's
+    /// identity (whose id is a digest of its keys) and its place; a bad record is reported and skipped. Order does
+    /// not matter (what the replica says depends only on which entries it holds), and a record read twice is kept
+    /// once. Moves the clock past every entry read. Returns how many entries were new, the problems met, and
+    /// whether a compaction read now deleted records this device never read (it is past the tombstone horizon:
+    /// ``resync()``).
+    @discardableResult
+    func pull() throws(SyncError) -> (received: Int, problems: [String], pastHorizon: Bool) {
+        let names = try storeCall { () throws(SyncStoreError) -> [String] in try store.list(prefix: RecordName.devices)
+        }
+        var logs: [String: Set<Int64>] = [:]
+        var identities: Set<String> = []
+        for name in names {
+            guard let parsed = RecordName.parse(name) else { continue }
+            switch parsed {
+            case .identity(let device): identities.insert(device)
+            case .log(let device, let sequence): logs[device, default: []].insert(sequence)
+            }
+        }
+        storeLogs = logs
+        storeHighestSequences = logs.mapValues { $0.max() ?? 0 }
+        storeIdentities = identities
+        var received = 0
+        var problems: [String] = []
+        var compactions: [LogEntry] = []
+        var known = try state.sequences()
+        for (device, sequences) in logs.sorted(by: { $0.key < $1.key }) {
+            let new = sequences.subtracting(known[device] ?? []).sorted()
+            guard !new.isEmpty else { continue }
+            guard let author = try identity(of: device) else {
+                problems.append("device \(device) has log records but no valid identity record")
+                continue
+            }
+            for sequence in new {
+                let name = RecordName.log(device, sequence)
+                guard let bytes = try storeCall({ () throws(SyncStoreError) -> [UInt8]? in try store.get(name) }) else {
+                    continue
+                }
+                do throws(SyncError) {
+                    guard SignedRecord.isSigned(bytes, name: name, by: author.signingKey) else {
+                        throw SyncError(.damaged, "the record \(name) is not signed by its device")
+                    }
+                    let entry = try SignedRecord.unverifiedBody(LogEntry.self, bytes, name: name)
+                    guard entry.author == device, entry.sequence == sequence else {
+                        throw SyncError(.damaged, "the record \(name) claims another place")
+                    }
+                    if try state.insert(entry, bytes: bytes) {
+                        received += 1
+                        known[device, default: []].insert(sequence)
+                        if entry.kind == .compaction { compactions.append(entry) }
+                    }
+                    clock = HybridLogicalClock.receive(entry.clock, after: clock, wall: options.now())
+                } catch {
+                    problems.append(error.message)
+                }
+            }
+        }
+        try state.setInteger(clock.rawValue, for: Meta.clock)
+        let pastHorizon = compactions.contains { compaction in
+            (compaction.removed ?? []).contains { !(known[compaction.author]?.contains($0) ?? false) }
+        }
+        // Kept until a pass resyncs: the compaction is read only once.
+        if pastHorizon { try state.setInteger(1, for: Meta.needsResync) }
+        return (received, problems, pastHorizon)
+    }
+
+    /// The identity of a device, read from its identity record the first time.
+    func identity(of device: String) throws(SyncError) -> PublicIdentity? {
+        if let known = knownIdentities[device] { return known }
+        if device == deviceID { return identity.publicIdentity }
+        let name = RecordName.identity(device)
+        guard let bytes = try storeCall({ () throws(SyncStoreError) -> [UInt8]? in try store.get(name) }),
+            let identity = try? IdentityRecord.verified(bytes, name: name, device: device)
+        else { return nil }
+        knownIdentities[device] = identity
+        return identity
+    }
+
+    /// Appends an entry to this device's log: the next sequence (after every one in the replica or the store),
+    /// a new clock tick, signed. When the name is taken (another copy of this device wrote it: a restored backup),
+    /// reads that log again and takes the next one.
+    @discardableResult
+    func append(_ kind: LogEntry.Kind, _ fill: (inout LogEntry) throws(SyncError) -> Void) throws(SyncError)
+        -> LogEntry
+    {
+        for _ in 0..<8 {
+            let sequence = max(try state.lastSequence(of: deviceID), storeHighestSequences[deviceID] ?? 0) + 1
+            clock = HybridLogicalClock.tick(after: clock, wall: options.now())
+            var entry = LogEntry(author: deviceID, sequence: sequence, clock: clock, kind: kind)
+            try fill(&entry)
+            let name = RecordName.log(deviceID, sequence)
+            let bytes = try SignedRecord.seal(entry, name: name, signer: identity.signing)
+            let written = try storeCall { () throws(SyncStoreError) -> Bool in try store.putIfAbsent(name, bytes) }
+            if written {
+                try state.transaction { () throws(SyncError) in
+                    try state.insert(entry, bytes: bytes)
+                    try state.setInteger(clock.rawValue, for: Meta.clock)
+                }
+                storeHighestSequences[deviceID] = sequence
+                return entry
+            }
+            try pull()
+            storeHighestSequences[deviceID] = max(storeHighestSequences[deviceID] ?? 0, sequence)
+        }
+        throw SyncError(.store(.damaged), "cannot find a free place in this device's log in the store")
+    }
+
+    /// The circle as the replica defines it.
+    func trust() throws(SyncError) -> TrustState {
+        let entries = try state.entries(kinds: [.genesis, .approval, .exclusion, .share])
+        var decoded: [LogEntry] = []
+        for entry in entries {
+            let name = RecordName.log(entry.author, entry.sequence)
+            if let body = try? SignedRecord.unverifiedBody(LogEntry.self, entry.bytes, name: name) {
+                decoded.append(body)
+            }
+        }
+        return TrustState(decoded)
+    }
+
+    /// Opens every epoch whose top-level key was shared with this device.
+    func openEpochs(_ trust: TrustState) -> [String] {
+        var problems: [String] = []
+        for (id, definition) in trust.epochs where epochKeys[id] == nil {
+            guard let share = trust.shares[id]?[deviceID] else { continue }
+            do throws(SyncError) {
+                let topLevel = try EpochKeys.openShare(share, with: identity.agreement, as: deviceID)
+                epochKeys[id] = try EpochKeys.open(definition, topLevel: topLevel)
+            } catch {
+                problems.append(error.message)
+            }
+        }
+        return problems
+    }
+
+    /// The circle's code: the join code of the device that created it (every member shows it; a joining device
+    /// given it accepts no other circle).
+    func circleCode(_ trust: TrustState) -> String {
+        guard let founder = trust.founder, let identity = trust.admitted[founder] else { return "" }
+        return (try? identity.joinCode) ?? ""
+    }
+
+    /// Refuses a circle other than the one the user named when joining.
+    func checkCircle(_ trust: TrustState) throws(SyncError) {
+        guard let expected = try state.text(Meta.expectedCircle), !expected.isEmpty else { return }
+        let actual = circleCode(trust)
+        guard actual == expected else {
+            throw SyncError(
+                .notTrusted,
+                "the store's circle has the code \(actual), not \(expected) as given to sync-join: this device stays out of it"
+            )
+        }
+    }
+
+    /// Where this device stands in `trust`.
+    func membership(in trust: TrustState) -> SyncMembership {
+        if trust.members[deviceID] != nil { return .member }
+        if trust.excluded[deviceID] != nil { return .excluded }
+        return .joining
+    }
+}

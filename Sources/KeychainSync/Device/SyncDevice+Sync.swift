@@ -1,0 +1,129 @@
+import Foundation
+import KeychainCore
+
+extension SyncDevice {
+    /// One sync pass: reads the store's new records, sends this keychain's changes, and makes the keychain match
+    /// the circle. A device waiting for approval only looks for it; an excluded device does nothing.
+    @discardableResult
+    public func syncOnce() throws(SyncError) -> SyncReport {
+        try withLock { () throws(SyncError) -> SyncReport in
+            var report = SyncReport()
+            let pulled = try pull()
+            report.received = pulled.received
+            report.problems += pulled.problems
+            if try state.integer(Meta.needsResync) == 1 { report.applied += try resync() }
+            let trust = try trust()
+            switch membership(in: trust) {
+            case .joining: return report
+            case .excluded:
+                throw SyncError(.notTrusted, "this device was removed from the sync circle")
+            case .member: try checkCircle(trust)
+            }
+            report.problems += openEpochs(trust)
+            currentEpoch = trust.currentEpoch
+            report.sent += try shareMissingKeys(trust)
+            report.sent += try pushLocalChanges(problems: &report.problems)
+            report.applied += try applyReplica(trust, problems: &report.problems)
+            report.sent += try acknowledgeTombstones(trust)
+            report.sent += try compact(trust)
+            return report
+        }
+    }
+
+    /// Seals each epoch this device holds to every member that has no share of it yet (a device approved while
+    /// another was removed, say), in one share entry per member.
+    private func shareMissingKeys(_ trust: TrustState) throws(SyncError) -> Int {
+        var sent = 0
+        for (member, identity) in trust.members.sorted(by: { $0.key < $1.key }) where member != deviceID {
+            var shares: [KeyShare] = []
+            for (id, keys) in epochKeys.sorted(by: { $0.key < $1.key }) where trust.shares[id]?[member] == nil {
+                shares.append(try keys.share(with: identity, id: member))
+            }
+            guard !shares.isEmpty else { continue }
+            try append(.share) { entry in entry.shares = shares }
+            sent += 1
+        }
+        return sent
+    }
+
+    /// Approves the join request whose code is `code` (as the joining device shows it): admits that device and
+    /// shares every epoch's key with it. A request the store swapped has other keys, so another code: nothing
+    /// matches it, and ``SyncError/Kind/notFound`` says so.
+    public func approve(code: String) throws(SyncError) {
+        guard let wanted = PublicIdentity.normalizedCode(code) else {
+            throw SyncError(.invalidArgument, "\"\(code)\" is not a join code (ten letters and digits, as XXXXX-XXXXX)")
+        }
+        try withLock { () throws(SyncError) in
+            try pull()
+            let trust = try requireMember()
+            var match: (String, PublicIdentity)?
+            for device in storeIdentities.sorted() where trust.members[device] == nil {
+                guard let candidate = try identity(of: device), try candidate.joinCode == wanted else { continue }
+                guard trust.excluded[device] == nil else {
+                    throw SyncError(.notTrusted, "the device with code \(wanted) was removed from the circle")
+                }
+                match = (device, candidate)
+            }
+            guard let (device, candidate) = match else {
+                throw SyncError(.notFound, "no join request in the store has the code \(wanted)")
+            }
+            var shares: [KeyShare] = []
+            for (_, keys) in epochKeys.sorted(by: { $0.key < $1.key }) {
+                shares.append(try keys.share(with: candidate, id: device))
+            }
+            try append(.approval) { entry in
+                entry.member = candidate
+                entry.shares = shares
+            }
+        }
+    }
+
+    /// Removes a device (by id, or by name when one member has it): a signed exclusion, and a new epoch whose key
+    /// is sealed to the remaining members only, so the removed device cannot read what is written afterwards.
+    public func removeDevice(_ device: String) throws(SyncError) {
+        try withLock { () throws(SyncError) in
+            try pull()
+            let trust = try requireMember()
+            let named = trust.members.filter { $0.value.name == device }.map(\.key)
+            let target: String
+            if trust.members[device] != nil {
+                target = device
+            } else if named.count == 1 {
+                target = named[0]
+            } else if named.count > 1 {
+                throw SyncError(.invalidArgument, "\(named.count) devices are named \"\(device)\": give its id")
+            } else {
+                throw SyncError(.notFound, "no device of the circle is named or has the id \"\(device)\"")
+            }
+            guard target != deviceID else {
+                throw SyncError(.invalidArgument, "a device cannot remove itself: remove it from another device")
+            }
+            let number = (trust.epochs.keys.map(\.number).max() ?? 0) + 1
+            let (keys, definition) = try EpochKeys.create(EpochID(number: number, creator: deviceID))
+            var shares: [KeyShare] = []
+            for (member, identity) in trust.members.sorted(by: { $0.key < $1.key }) where member != target {
+                shares.append(try keys.share(with: identity, id: member))
+            }
+            let through = try state.lastSequence(of: target)
+            try append(.exclusion) { entry in
+                entry.subject = target
+                entry.acceptedThrough = through
+                entry.epoch = definition
+                entry.shares = shares
+            }
+            epochKeys[keys.id] = keys
+            currentEpoch = keys.id
+        }
+    }
+
+    private func requireMember() throws(SyncError) -> TrustState {
+        let trust = try trust()
+        guard membership(in: trust) == .member else {
+            throw SyncError(.notTrusted, "this device is not a trusted member of the sync circle")
+        }
+        try checkCircle(trust)
+        _ = openEpochs(trust)
+        currentEpoch = trust.currentEpoch
+        return trust
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import KeychainCore
+
+extension SyncDevice {
+    /// Writes an acknowledgment when this device has read tombstones of other devices that its last one did not
+    /// cover: how far it has read each log (every sequence up to the cursor read, or deleted by a compaction).
+    func acknowledgeTombstones(_ trust: TrustState) throws(SyncError) -> Int {
+        let cursors = try readCursors()
+        let previous = try latestAcknowledgments()[deviceID] ?? [:]
+        let uncovered = try state.entries(kinds: [.tombstone]).contains { tombstone in
+            tombstone.author != deviceID && trust.accepts(author: tombstone.author, sequence: tombstone.sequence)
+                && tombstone.sequence <= (cursors[tombstone.author] ?? 0)
+                && tombstone.sequence > (previous[tombstone.author] ?? 0)
+        }
+        guard uncovered else { return 0 }
+        try append(.acknowledgment) { entry in entry.cursors = cursors }
+        return 1
+    }
+
+    /// Deletes from the store what every member has acknowledged the end of: this device's versions of deleted
+    /// items, and its tombstones once no version of their item is left in the store (a device that joins later
+    /// must not find a version without its tombstone). A compaction entry listing them is written first, so a
+    /// device that had not read them learns it is past the horizon and resyncs instead of bringing them back.
+    func compact(_ trust: TrustState) throws(SyncError) -> Int {
+        let acknowledgments = try latestAcknowledgments()
+        let own = storeLogs[deviceID] ?? []
+        var byItem: [String: [SyncDatabase.StoredEntry]] = [:]
+        for entry in try state.entries(kinds: [.item, .tombstone]) {
+            if let subject = entry.subject { byItem[subject, default: []].append(entry) }
+        }
+        var removed: [Int64] = []
+        for (_, entries) in byItem {
+            let acknowledged = entries.contains { tombstone in
+                tombstone.kind == .tombstone && trust.accepts(author: tombstone.author, sequence: tombstone.sequence)
+                    && trust.members.keys.allSatisfy { member in
+                        member == tombstone.author
+                            || (acknowledgments[member]?[tombstone.author] ?? 0) >= tombstone.sequence
+                    }
+            }
+            guard acknowledged else { continue }
+            let versions = entries.filter { $0.kind == .item && $0.author == deviceID && own.contains($0.sequence) }
+            removed += versions.map(\.sequence)
+            let othersLeft = entries.contains { entry in
+                !(entry.author == deviceID && (entry.kind == .tombstone || entry.kind == .item))
+                    && (storeLogs[entry.author]?.contains(entry.sequence) ?? false)
+            }
+            guard !othersLeft else { continue }
+            removed += entries.filter { $0.kind == .tombstone && $0.author == deviceID && own.contains($0.sequence) }
+                .map(\.sequence)
+        }
+        guard !removed.isEmpty else { return 0 }
+        removed.sort()
+        try append(.compaction) { entry in entry.removed = removed }
+        for sequence in removed {
+            let name = RecordName.log(deviceID, sequence)
+            try storeCall { () throws(SyncStoreError) in try store.delete(name) }
+            storeLogs[deviceID]?.remove(sequence)
+        }
+        return 1
+    }
+
+    /// Rebuilds this device's view after it was past the tombstone horizon (offline while deleted items' records
+    /// were compacted away, or restored from an old copy): forgets the item records the store no longer holds,
+    /// and removes from the keychain every synced item left with none (compaction only removes deleted items'
+    /// records), rather than sending it back. Returns how many local items it removed.
+    func resync() throws(SyncError) -> Int {
+        var removed = 0
+        try state.transaction { () throws(SyncError) in
+            for entry in try state.entries(kinds: [.item, .tombstone])
+            where !(storeLogs[entry.author]?.contains(entry.sequence) ?? false) {
+                try state.deleteEntry(author: entry.author, sequence: entry.sequence)
+            }
+            for (uuid, var item) in try state.items() where !item.isDead {
+                guard try state.entries(subject: uuid.uuidString).isEmpty else { continue }
+                if let local = item.localUUID {
+                    try deleteLocal(local)
+                    removed += 1
+                }
+                item.isDead = true
+                item.localUUID = nil
+                try state.save(item)
+            }
+            try state.setInteger(0, for: Meta.needsResync)
+        }
+        return removed
+    }
+
+    /// How far this device has read each log: for each author, the highest sequence up to which every entry is in
+    /// the replica or was deleted by one of the author's compactions.
+    private func readCursors() throws(SyncError) -> [String: Int64] {
+        var covered = try state.sequences()
+        for compaction in try decoded(.compaction) {
+            covered[compaction.author, default: []].formUnion(compaction.removed ?? [])
+        }
+        var cursors: [String: Int64] = [:]
+        for (author, sequences) in covered {
+            var cursor: Int64 = 0
+            while sequences.contains(cursor + 1) { cursor += 1 }
+            cursors[author] = cursor
+        }
+        return cursors
+    }
+
+    /// Each device's newest acknowledgment.
+    private func latestAcknowledgments() throws(SyncError) -> [String: [String: Int64]] {
+        var latest: [String: (Int64, [String: Int64])] = [:]
+        for entry in try decoded(.acknowledgment) where entry.sequence > (latest[entry.author]?.0 ?? 0) {
+            latest[entry.author] = (entry.sequence, entry.cursors ?? [:])
+        }
+        return latest.mapValues(\.1)
+    }
+
+    private func decoded(_ kind: LogEntry.Kind) throws(SyncError) -> [LogEntry] {
+        try state.entries(kinds: [kind]).compactMap { stored in
+            try? SignedRecord.unverifiedBody(
+                LogEntry.self, stored.bytes, name: RecordName.log(stored.author, stored.sequence))
+        }
+    }
+}

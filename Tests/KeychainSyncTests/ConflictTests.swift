@@ -1,0 +1,149 @@
+import Foundation
+import KeychainCore
+import KeychainSync
+import TestSupport
+import Testing
+
+/// Concurrent writes resolve the same way on every device, by the hybrid clock and the device id, and the losers
+/// stay readable as history.
+@Suite("Sync conflicts")
+struct ConflictTests {
+    @Test("concurrent edits of one item converge to one winner, the loser in history", arguments: StoreFactory.all)
+    func concurrentEdits(factory: StoreFactory) throws {
+        let circle = try TestCircle(factory, devices: 3)
+        let (a, b, c) = (circle.devices[0], circle.devices[1], circle.devices[2])
+        try a.add(account: "shared", service: "svc", secret: "base")
+        try circle.syncAll()
+        // A and B edit without seeing each other's edit.
+        try a.update(account: "shared", service: "svc", secret: "from a")
+        try b.update(account: "shared", service: "svc", secret: "from b")
+        try a.sync.syncOnce()
+        try b.sync.syncOnce()
+        try circle.syncAll(rounds: 2)
+        try circle.expectConverged()
+        let winner = try #require(try c.secret(account: "shared", service: "svc"))
+        #expect(["from a", "from b"].contains(winner))
+        let loser = winner == "from a" ? "from b" : "from a"
+        for device in circle.devices {
+            let item = try #require(try device.synchronizableItems().first)
+            _ = item
+            let reference = try reference(of: device, account: "shared")
+            let history = try device.sync.history(for: reference)
+            #expect(history.contains { String(decoding: $0.data, as: UTF8.self) == loser }, "\(history)")
+            #expect(!history.contains { String(decoding: $0.data, as: UTF8.self) == winner })
+        }
+    }
+
+    @Test("the same primary key made on two devices keeps the lower UUID everywhere", arguments: StoreFactory.all)
+    func samePrimaryKey(factory: StoreFactory) throws {
+        let circle = try TestCircle(factory, devices: 2)
+        let (a, b) = (circle.devices[0], circle.devices[1])
+        let first = try a.add(account: "dup", service: "svc", secret: "made on a")
+        let second = try b.add(account: "dup", service: "svc", secret: "made on b")
+        try a.sync.syncOnce()
+        try b.sync.syncOnce()
+        try circle.syncAll(rounds: 2)
+        try circle.expectConverged()
+        let lower = first.persistentReference.uuid.uuidString < second.persistentReference.uuid.uuidString
+        let expected = lower ? "made on a" : "made on b"
+        #expect(try a.secret(account: "dup", service: "svc") == expected)
+        #expect(try b.secret(account: "dup", service: "svc") == expected)
+        #expect(try a.synchronizableItems().count == 1)
+        let history = try b.sync.history(for: try reference(of: b, account: "dup"))
+        #expect(history.contains { String(decoding: $0.data, as: UTF8.self) != expected })
+    }
+
+    @Test("a clock a day fast does not win over an edit made after its version was seen", arguments: StoreFactory.all)
+    func skewedClock(factory: StoreFactory) throws {
+        let circle = try TestCircle(factory, devices: 3)
+        let (a, b) = (circle.devices[0], circle.devices[1])
+        a.clock.set(offset: 86_400)
+        try a.add(account: "skew", service: "svc", secret: "from the future")
+        try circle.syncAll()
+        #expect(try b.secret(account: "skew", service: "svc") == "from the future")
+        // B's wall clock is a day behind A's version; its edit still comes after it.
+        try b.update(account: "skew", service: "svc", secret: "later edit")
+        try circle.syncAll()
+        for device in circle.devices { #expect(try device.secret(account: "skew", service: "svc") == "later edit") }
+        // And one a day slow as well.
+        circle.devices[2].clock.set(offset: -86_400)
+        try circle.devices[2].update(account: "skew", service: "svc", secret: "from the past")
+        try circle.syncAll()
+        for device in circle.devices { #expect(try device.secret(account: "skew", service: "svc") == "from the past") }
+        try circle.expectConverged()
+    }
+
+    @Test("an edit and a delete made concurrently: the delete wins everywhere")
+    func editAgainstDelete() throws {
+        let circle = try TestCircle(.memory, devices: 2)
+        let (a, b) = (circle.devices[0], circle.devices[1])
+        try a.add(account: "gone", service: "svc", secret: "v1")
+        try circle.syncAll()
+        try a.delete(account: "gone", service: "svc")
+        try b.update(account: "gone", service: "svc", secret: "v2")
+        try b.sync.syncOnce()
+        try a.sync.syncOnce()
+        try circle.syncAll()
+        #expect(try a.secret(account: "gone", service: "svc") == nil)
+        #expect(try b.secret(account: "gone", service: "svc") == nil)
+        try circle.expectConverged()
+    }
+
+    private func reference(of device: TestDevice, account: String) throws -> PersistentReference {
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.account: .string(account)], synchronizable: .synchronizableOnly,
+            returning: [.attributes])
+        return try #require(try device.engine.copyMatching(query, for: TestDevice.caller).first).persistentReference
+    }
+}
+
+/// A local write that lands in the middle of a pass is not overwritten by what the pass applies.
+@Suite("Sync mid-pass edits")
+struct MidPassEditTests {
+    @Test("an edit made between a pass's sending and applying survives, and wins as the newer version")
+    func editDuringPass() throws {
+        let circle = try TestCircle(.memory, devices: 1)
+        let a = circle.devices[0]
+        let directory = circle.temporary.url.appendingPathComponent("interposed", isDirectory: true)
+        let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
+        let backend = InterposedBackend(engine)
+        let view = DelayedView(circle.store)
+        try view.deliverAll()
+        let b = try SyncDevice.join(
+            directory: directory, backend: backend, store: view, storeURL: circle.url, name: "b")
+        try a.view.deliverAll()
+        try a.sync.approve(code: b.joinCode)
+        try a.add(account: "busy", service: "svc", secret: "v1")
+        try a.sync.syncOnce()
+        try view.deliverAll()
+        try b.syncOnce()
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.account: .string("busy")], synchronizable: .synchronizableOnly)
+        let secret: () throws -> String? = {
+            var read = query
+            read.returning = [.data]
+            return try engine.copyMatching(read, for: TestDevice.caller).first?.data.map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        #expect(try secret() == "v1")
+        // B's own write of v1 is in its feed: read it now, so the next pass's feed read finds nothing new.
+        try b.syncOnce()
+
+        try a.update(account: "busy", service: "svc", secret: "from a")
+        try a.sync.syncOnce()
+        try view.deliverAll()
+        backend.afterNextFeedRead {
+            _ = try? engine.update(
+                query, with: ItemChanges(data: Data("edited during the pass".utf8)), for: TestDevice.caller)
+        }
+        let report = try b.syncOnce()
+        #expect(report.sent == 0 && report.problems.count == 1, "\(report)")
+        #expect(try secret() == "edited during the pass")
+        try b.syncOnce()
+        try a.view.deliverAll()
+        try a.sync.syncOnce()
+        #expect(try a.secret(account: "busy", service: "svc") == "edited during the pass")
+        #expect(try secret() == "edited during the pass")
+    }
+}
