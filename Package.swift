@@ -67,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychaind",
-            dependencies: ["KeychainCore", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainSync", "CSystem"]
         ),
         // One operation on a keychaind socket from a real process: the daemon identity tests install copies of it
         // as registered apps and run them as another user.
@@ -101,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainTests",
-            dependencies: ["TestSupport", "Keychain", "KeychainCore", "CSQLite"]
+            dependencies: ["TestSupport", "Keychain", "KeychainCore", "KeychainSync", "CSQLite"]
         ),
         .testTarget(
             name: "SecurityCLITests",

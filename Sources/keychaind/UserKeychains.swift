@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainSync
 import Synchronization
 
 /// Every user's keychain, each an engine directory `STATE/users/<uid>/` that only the daemon's user can read
@@ -10,10 +11,25 @@ final class UserKeychains: Sendable {
     private let options: EngineOptions
     private let engines = Mutex<[UInt32: Engine]>([:])
     private let committers = Mutex<[UInt32: GroupCommitter]>([:])
+    /// Each user's sync in the background, for keychains set up for it.
+    let sync = BackgroundSync()
 
     init(stateDirectory: URL, options: EngineOptions) {
         root = stateDirectory.appendingPathComponent("users", isDirectory: true)
         self.options = options
+    }
+
+    /// Opens every user keychain that is set up for sync and starts syncing it, so a restarted daemon syncs
+    /// without waiting for each user's first request.
+    func startBackgroundSync() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for uid in names.compactMap(UInt32.init) where SyncDevice.isConfigured(in: directory(of: uid)) {
+            do throws(EngineError) {
+                _ = try engine(for: uid)
+            } catch {
+                log("user \(uid)'s keychain cannot be opened for sync: \(error.message)")
+            }
+        }
     }
 
     /// The directory of `uid`'s keychain.
@@ -27,6 +43,7 @@ final class UserKeychains: Sendable {
             if let engine = engines[uid] { return engine }
             let engine = try Engine(storage: .directory(directory(of: uid)), options: options)
             engines[uid] = engine
+            sync.start(uid: uid, directory: directory(of: uid), engine: engine)
             return engine
         }
     }

@@ -61,6 +61,7 @@ func runDaemon() -> Int32 {
         let registry = try AppRegistry(path: options.stateDirectory.appendingPathComponent("apps.json").path)
         let dispatcher = RequestDispatcher(keychains: keychains, registry: registry)
         let idleLock = IdleLock(interval: options.idleLock, keychains: keychains)
+        keychains.startBackgroundSync()
         log("serving \(options.socketPath ?? "the activated socket") for \(options.stateDirectory.path)")
         while true {
             guard let socket = try listener.accept() else { continue }

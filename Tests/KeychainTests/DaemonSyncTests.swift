@@ -1,0 +1,56 @@
+import Foundation
+import KeychainCore
+import KeychainSync
+import TestSupport
+import Testing
+
+@testable import Keychain
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Sync inside keychaind (issue 14): a user keychain the daemon serves, set up for sync, is followed in the
+/// background by the daemon itself: a synchronizable item written through the daemon reaches the store with no
+/// agent of the user's. Root sets the keychain up (only the daemon's user and root can reach its directory).
+@Suite(
+    "Sync inside keychaind", .serialized, .enabled(if: getuid() == 0, "needs root to reach the daemon's keychain"),
+    .timeLimit(.minutes(2)))
+struct DaemonSyncTests {
+    @Test("A keychain set up for sync is synced by the daemon in the background after a restart")
+    func backgroundSync() async throws {
+        let daemon = try DaemonProcess()
+        let identity = try ApplicationIdentity(applicationIdentifier: "TEAM.a")
+        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
+            Keychain(service: "api", identity: identity)
+        }
+        try await keychain.set("local", for: "warm-up")
+        let storeDirectory = try TemporaryDirectory()
+        let url = "file://" + storeDirectory.url.path
+        let directory = daemon.keychainDirectory(of: getuid())
+        do {
+            let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
+            _ = try SyncDevice.createCircle(
+                directory: directory, backend: engine, store: try SyncStores.open(url: url), storeURL: url,
+                name: "daemon")
+        }
+        try daemon.restart()
+        let store = try SyncStores.open(url: url)
+        // The daemon's first pass may write entries of its own: the count is taken once it has settled.
+        var before = -1
+        for _ in 0..<50 {
+            try await Task.sleep(for: .milliseconds(200))
+            let count = try store.list(prefix: "").count
+            if count == before, daemon.log.contains("syncing user") { break }
+            before = count
+        }
+        try await keychain.synchronizable(true).set("everywhere", for: "alice")
+        var after = before
+        for _ in 0..<100 where after == before {
+            try await Task.sleep(for: .milliseconds(100))
+            after = try store.list(prefix: "").count
+        }
+        #expect(after > before, "the daemon wrote nothing to the store; its log: \(daemon.log)")
+        #expect(daemon.log.contains("syncing user \(getuid())'s keychain"))
+    }
+}
