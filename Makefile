@@ -30,12 +30,13 @@ demo: bootstrap
 	$(SWIFT) build --product security
 	scripts/cli-demo $$($(SWIFT) build --show-bin-path)/security
 
-# keychain-bench also times the release `security` as a whole process, so both are built.
+# keychain-bench also times the release `security` and keychaind as whole processes, so they are built; its sync
+# figures run on a folder store and on a throwaway PostgreSQL server (scripts/with-test-postgres).
 bench: bootstrap
 	$(SWIFT) build $(RELEASE) --product keychain-bench
 	$(SWIFT) build $(RELEASE) --product security
 	$(SWIFT) build $(RELEASE) --product keychaind
-	$$($(SWIFT) build $(RELEASE) --show-bin-path)/keychain-bench $(BENCH_ARGS)
+	scripts/with-test-postgres $$($(SWIFT) build $(RELEASE) --show-bin-path)/keychain-bench $(BENCH_ARGS)
 
 # The release `security` command; prints where it is (copy it anywhere on your PATH).
 cli: bootstrap
