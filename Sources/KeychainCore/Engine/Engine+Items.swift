@@ -65,7 +65,10 @@ extension Engine {
     public func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item] {
         let limit = query.limit ?? .one
         guard limit.maximum >= 1 else { throw .param("the match limit \(limit.maximum) is not positive") }
-        let release = try query.returning.contains(.data) ? factorRelease(query.authentication) : nil
+        // Without authentication a constrained item needs the user, which the search decides without a release.
+        let release =
+            try query.returning.contains(.data) && query.authentication != nil
+            ? factorRelease(query.authentication) : nil
         let result = try state.withLock { (state) throws(EngineError) -> SearchResult in
             try state.checkServable()
             var needs: SearchNeeds = []
