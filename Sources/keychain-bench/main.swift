@@ -2,7 +2,10 @@
 // files beside the raw secretstream floor (FileProtectionBench.swift); keychaind beside the embedded engine and the
 // floor (DaemonBench.swift), when the release keychaind is built beside the bench.
 //
-//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon]
+//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--only-daemon]
+//
+// `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
+// loop while working on the daemon.
 import Foundation
 import KeychainCore
 
@@ -46,6 +49,7 @@ var json = false
 var sizes = [1000, 10_000, 100_000]
 var fileMegabytes = 256
 var measuresDaemon = true
+var onlyDaemon = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -56,14 +60,23 @@ while let argument = arguments.popFirst() {
     case "--file-mib":
         fileMegabytes = arguments.popFirst().flatMap { Int($0) } ?? fileMegabytes
     case "--no-daemon": measuresDaemon = false
+    case "--only-daemon": onlyDaemon = true
     default:
         FileHandle.standardError.write(
-            Data("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon]\n".utf8))
+            Data(
+                ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
+                    + "[--only-daemon]\n").utf8))
         exit(2)
     }
 }
 
 do {
+    if onlyDaemon {
+        let embeddedCLI = try CLIBench.medianFindMilliseconds()
+        let daemon = try DaemonBench.run(items: 10_000, seed: UInt64.random(in: 1...UInt64.max))
+        print(ReportTable.daemonOnly(daemon, embeddedCLI: embeddedCLI))
+        exit(0)
+    }
     var results: [String: [String: Comparison]] = [:]
     for count in sizes {
         let directory = try temporaryDirectory()

@@ -77,7 +77,8 @@ public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConv
             resyncSequence: oldestAvailable)
     }
 
-    private init(code: Code, message: String, resyncSequence: Int64?) {
+    /// An error with every field given (the daemon's wire form reads them back).
+    init(code: Code, message: String, resyncSequence: Int64?) {
         self.code = code
         self.message = message
         self.resyncSequence = resyncSequence
