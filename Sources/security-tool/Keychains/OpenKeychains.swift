@@ -77,13 +77,14 @@ final class OpenKeychains {
 
     /// The identity sent with each request to keychaind. The daemon ignores it for everyone but root, who may act as
     /// any caller: root then acts as the caller the daemon gives it (the user's unregistered programs' group first,
-    /// entitled to every group), so what root adds is seen by the user's own `security`.
+    /// entitled to every group: ``DaemonCallers/root``, what `describe` answers root, known without asking), so
+    /// what root adds is seen by the user's own `security`.
     private func daemonIdentity(_ daemon: DaemonTarget, context: String) throws(ToolFailure) -> ApplicationIdentity {
         guard geteuid() == 0 else { return try administrator() }
-        let described = try description(of: daemon, context: context)
         do throws(KeychainError) {
             return try ApplicationIdentity(
-                applicationIdentifier: described.applicationIdentifier, accessGroups: described.accessGroups)
+                applicationIdentifier: DaemonCallers.root.applicationIdentifier,
+                accessGroups: DaemonCallers.root.accessGroups)
         } catch {
             throw .keychain(error, context)
         }
