@@ -40,7 +40,8 @@ final class OpenKeychains {
     /// `errSecNoSuchKeychain` (exit status 50) with `context` before the message.
     func keychain(at location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
         if let keychain = open[location.path] { return keychain }
-        guard Keychain.exists(in: location.directory) || location.isDefault else {
+        // keychaind's keychain is not in a directory of this process: its embedded files are not looked for.
+        guard location.daemon != nil || Keychain.exists(in: location.directory) || location.isDefault else {
             throw .keychain(
                 KeychainError(status: errSecNoSuchKeychain, message: "no keychain in \(location.path)"), context)
         }
