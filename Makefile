@@ -6,11 +6,11 @@ export SWIFT_BACKTRACE ?= enable=no
 .PHONY: bootstrap build test lint demo bench cli install uninstall soak files-soak docs fuzz-security fuzz-files fuzz-daemon \
 	clean
 
-# Release builds are fully static executables: a `security` command then takes about 2.5 ms instead of 8 (no
-# dynamic loader, no shared-library relocations). Every release product is built with the same flags, so switching
-# between them rebuilds nothing. The linker's warnings that glibc's getpwuid, dlopen and the like need glibc's
-# shared libraries at run time are expected: the tools reach those only without $HOME.
-RELEASE = -c release -Xswiftc -static-executable
+# Release builds link the Swift runtime in (-static-stdlib) and the C libraries from Debian (libsodium, SQLite,
+# libpq) dynamically. They were fully static until sync's PostgreSQL store: Debian's libpq cannot be linked
+# statically (its GSSAPI and LDAP dependencies ship no static libraries). Every release product is built with the
+# same flags, so switching between them rebuilds nothing.
+RELEASE = -c release -Xswiftc -static-stdlib
 
 bootstrap:
 	@scripts/bootstrap

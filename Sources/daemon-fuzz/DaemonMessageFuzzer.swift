@@ -5,7 +5,7 @@
 // - raw: the rest of the input as one message, decoded as a request (`DaemonEnvelope`) and as a reply
 //   (`DaemonReply`).
 // - edited: one of a set of valid messages (every request and every reply, with real items, statuses, reports
-//   and change pages from an in-memory engine) with up to 6 input-chosen edits: JSON tokens put in, bytes flipped,
+//   and change pages from an in-memory engine) with up to 6 input-chosen edits: wire fragments put in, bytes flipped,
 //   cut, deleted or repeated.
 // - packets: up to 8 raw packets (an input-chosen flag byte, a length up to past the protocol's packet size, stray
 //   descriptors attached) sent over a `SOCK_SEQPACKET` socket pair and read back by `SeqPacketSocket.receive`,
@@ -165,7 +165,7 @@ private func checkDecoding(_ bytes: [UInt8]) {
     if let reply = decoded(DaemonReply.self, bytes) { checkRoundTrip(reply) }
 }
 
-private func decoded<Value: Decodable>(_ type: Value.Type, _ bytes: [UInt8]) -> Value? {
+private func decoded<Value: DaemonMessage>(_ type: Value.Type, _ bytes: [UInt8]) -> Value? {
     do throws(EngineError) {
         return try DaemonCoding.decode(type, from: bytes)
     } catch {
@@ -175,7 +175,7 @@ private func decoded<Value: Decodable>(_ type: Value.Type, _ bytes: [UInt8]) -> 
     }
 }
 
-private func checkRoundTrip<Value: Codable & Equatable>(_ value: Value) {
+private func checkRoundTrip<Value: DaemonMessage>(_ value: Value) {
     do throws(EngineError) {
         let again = try DaemonCoding.decode(Value.self, from: try DaemonCoding.encode(value))
         precondition(again == value, "a decoded \(Value.self) does not survive encoding: \(value) became \(again)")
@@ -204,12 +204,21 @@ private func carryOut(_ envelope: DaemonEnvelope) {
     }
 }
 
-/// JSON fragments that make a valid message almost valid.
-private let tokens: [String] = [
-    "null", "true", "false", "0", "-1", "1e400", "-9223372036854775809", "9223372036854775807", "1.5", "\"\"",
-    "\"genp\"", "\"x\"", "[]", "{}", "[[]]", "{\"a\":1}", "\"\\u0000\"", "\"\\ud800\"", ",", ":", "\"_0\"",
-    "\"version\"", "\"request\"", "\"caller\"", "\"user\"", "4294967296", "\"AAAA\"", "\"=\"",
-]
+/// Wire fragments that make a valid message almost valid (``WireWriter``'s form): flags and tags past the known
+/// ones, numbers at the limits, a NaN and an infinite date, lengths and counts that run past the message or claim
+/// billions, names the messages use, text that is not UTF-8.
+private let tokens: [[UInt8]] = {
+    func word(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    func count(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    func text(_ value: String) -> [UInt8] { count(UInt32(value.utf8.count)) + Array(value.utf8) }
+    let names = ["genp", "inet", "acct", "svce", "agrp", "pdmn", "ak", "dku", "added", "xxxx", ""]
+    return [[0], [1], [2], [3], [4], [5], [25], [26], [255]]
+        + [
+            word(0), word(UInt64.max), word(1 << 63), word(Double.nan.bitPattern), word(Double.infinity.bitPattern),
+            count(0), count(1), count(UInt32.max), count(1 << 30), [0xC3, 0x28], count(2) + [0xC3, 0x28],
+            Array(repeating: 0xAB, count: 16),
+        ] + names.map(text)
+}()
 
 /// Up to 6 edits of a valid message.
 private func edited(_ sample: [UInt8], _ choices: inout Choices) -> [UInt8] {
@@ -218,8 +227,8 @@ private func edited(_ sample: [UInt8], _ choices: inout Choices) -> [UInt8] {
         let position = bytes.isEmpty ? 0 : choices.next16() % bytes.count
         let end = min(bytes.count, position + 1 + choices.next() % 16)
         switch choices.next() % 6 {
-        case 0: bytes.replaceSubrange(position..<end, with: Array(tokens[choices.next() % tokens.count].utf8))
-        case 1: bytes.insert(contentsOf: Array(tokens[choices.next() % tokens.count].utf8), at: position)
+        case 0: bytes.replaceSubrange(position..<end, with: tokens[choices.next() % tokens.count])
+        case 1: bytes.insert(contentsOf: tokens[choices.next() % tokens.count], at: position)
         case 2 where !bytes.isEmpty: bytes[position] ^= UInt8(max(1, choices.next()))
         case 3: bytes.removeSubrange(position..<end)
         case 4: bytes.insert(contentsOf: Array(bytes[position..<end]), at: position)

@@ -93,6 +93,19 @@ struct ReportTable {
         return lines
     }
 
+    /// Only keychaind's rows and targets (`--only-daemon`), with the embedded `security` beside the daemon's.
+    static func daemonOnly(_ daemon: DaemonBench.Report?, embeddedCLI: Double?) -> String {
+        let report = Report(
+            results: [:], peak_rss_mb: 0, unlock_ms: 0, unlock_cost: "", cli_find_ms: embeddedCLI, daemon: daemon)
+        let table = ReportTable(report: report, sizes: [])
+        var lines = table.daemonLines + ["", "targets:"] + table.daemonTargets
+        if let embeddedCLI {
+            lines.append(
+                "  (embedded security find-generic-password -w, whole process: \(table.format(embeddedCLI, 2)) ms)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// keychaind's rows: each beside what it is compared with (the embedded engine for find, the one-writer floor
     /// for durable add).
     private var daemonLines: [String] {
@@ -143,6 +156,9 @@ struct ReportTable {
             let met: String = check(cli <= 2.5)
             let text: String = "  security find-generic-password -w through keychaind, whole process: "
             lines.append(text + "\(format(cli, 2)) ms (≤ 2.5) — \(met)")
+            if let embedded = report.cli_find_ms, embedded > 0 {
+                lines.append("  … \(format(cli / embedded, 2))× the embedded `security` (\(format(embedded, 2)) ms)")
+            }
         }
         if let cli = daemon.cli_find_passcode_ms {
             let met: String = check(cli <= 2.5)

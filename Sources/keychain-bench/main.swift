@@ -2,7 +2,11 @@
 // files beside the raw secretstream floor (FileProtectionBench.swift); keychaind beside the embedded engine and the
 // floor (DaemonBench.swift), when the release keychaind is built beside the bench.
 //
-//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--sync-changes 1000]
+//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--only-daemon]
+//                  [--sync-changes 1000]
+//
+// `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
+// loop while working on the daemon. `--sync-changes N` sets the changes per device of the sync figures (0 skips).
 import Foundation
 import KeychainCore
 
@@ -49,6 +53,7 @@ var sizes = [1000, 10_000, 100_000]
 var fileMegabytes = 256
 var measuresDaemon = true
 var syncChanges = 1000
+var onlyDaemon = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -61,16 +66,23 @@ while let argument = arguments.popFirst() {
     case "--no-daemon": measuresDaemon = false
     case "--sync-changes":
         syncChanges = arguments.popFirst().flatMap { Int($0) } ?? syncChanges
+    case "--only-daemon": onlyDaemon = true
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--sync-changes 1000]\n"
-                    .utf8))
+                ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
+                    + "[--only-daemon] [--sync-changes 1000]\n").utf8))
         exit(2)
     }
 }
 
 do {
+    if onlyDaemon {
+        let embeddedCLI = try CLIBench.medianFindMilliseconds()
+        let daemon = try DaemonBench.run(items: 10_000, seed: UInt64.random(in: 1...UInt64.max))
+        print(ReportTable.daemonOnly(daemon, embeddedCLI: embeddedCLI))
+        exit(0)
+    }
     var results: [String: [String: Comparison]] = [:]
     for count in sizes {
         let directory = try temporaryDirectory()

@@ -65,8 +65,14 @@ final class ClientConnection: Sendable {
     /// nothing, and a socket activator that listens without `SO_PASSCRED` (`systemd-socket-activate`) queues the
     /// first client's hello before the daemon turns credentials on; every later message needs them.
     private func handshake() -> Bool {
-        guard let received = try? socket.receive(),
-            let envelope = try? DaemonCoding.decode(DaemonEnvelope.self, from: received.message)
+        let received = try? socket.receive()
+        // A version-1 client speaks JSON: it is told, in its own form, which version this daemon speaks.
+        if let received, DaemonCoding.isVersion1(received.message) {
+            let refusal = DaemonCoding.version1Refusal(of: received.message)
+            sending.withLock { _ in _ = try? socket.send(refusal) }
+            return false
+        }
+        guard let received, let envelope = try? DaemonCoding.decode(DaemonEnvelope.self, from: received.message)
         else {
             send(.failure(EngineError(.param, "a keychaind connection must start with hello")))
             return false

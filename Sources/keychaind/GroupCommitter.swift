@@ -7,23 +7,35 @@ import Synchronization
 /// (``Engine/commitTogether(_:)``), answering each only once the commit is durable.
 ///
 /// No thread of its own: the first writer that finds no commit running leads — it takes every write queued so
-/// far (its own included), commits them, hands out the results, and goes on while more have queued meanwhile.
-/// The others wait for their result. A lone writer commits at once, as without grouping.
+/// far (its own included) and commits them. The writes that arrive meanwhile queue up for the next group; when
+/// the commit is done the leader hands the lead to the first of them and goes back to answer its client, so the
+/// next group commits while the leader's reply travels, and no writer waits for more than the group before its
+/// own. A lone writer commits at once, as without grouping.
 final class GroupCommitter: Sendable {
     private let engine: Engine
 
+    /// Where a waiting writer learns its result, or that it leads the next group.
     private final class Slot: Sendable {
-        private let result = Mutex<Result<GroupedWriteResult, EngineError>?>(nil)
+        enum Outcome: Sendable {
+            case done(Result<GroupedWriteResult, EngineError>)
+            case lead
+        }
+
+        private let outcome = Mutex<Outcome?>(nil)
         private let ready = DispatchSemaphore(value: 0)
 
-        func fill(_ value: Result<GroupedWriteResult, EngineError>) {
-            result.withLock { $0 = value }
+        func fill(_ value: Outcome) {
+            outcome.withLock { $0 = value }
             ready.signal()
         }
 
-        func wait() -> Result<GroupedWriteResult, EngineError> {
+        /// Waits for the next outcome, and takes it.
+        func wait() -> Outcome {
             ready.wait()
-            return result.withLock { $0 } ?? .failure(EngineError(.internalComponent, "a grouped write got no result"))
+            return outcome.withLock { outcome in
+                defer { outcome = nil }
+                return outcome ?? .done(.failure(EngineError(.internalComponent, "a grouped write got no result")))
+            }
         }
     }
 
@@ -56,20 +68,31 @@ final class GroupCommitter: Sendable {
             return true
         }
         if leads { lead() }
-        return slot.wait()
+        while true {
+            switch slot.wait() {
+            case .done(let result): return result
+            case .lead: lead()
+            }
+        }
     }
 
+    /// Commits every write queued now (this writer's own among them), then hands the lead to the first write that
+    /// queued meanwhile, or ends the commit when none did.
     private func lead() {
-        while true {
-            let group = state.withLock { (state) -> [Pending] in
-                let taken = Array(state.pending.prefix(Self.groupLimit))
-                state.pending.removeFirst(taken.count)
-                if taken.isEmpty { state.isCommitting = false }
-                return taken
-            }
-            guard !group.isEmpty else { return }
-            let results = engine.commitTogether(group.map { ($0.write, $0.caller) })
-            for (pending, result) in zip(group, results) { pending.slot.fill(result) }
+        let group = state.withLock { (state) -> [Pending] in
+            let taken = Array(state.pending.prefix(Self.groupLimit))
+            state.pending.removeFirst(taken.count)
+            return taken
         }
+        let results = engine.commitTogether(group.map { ($0.write, $0.caller) })
+        let next = state.withLock { (state) -> Slot? in
+            guard let first = state.pending.first else {
+                state.isCommitting = false
+                return nil
+            }
+            return first.slot
+        }
+        next?.fill(.lead)
+        for (pending, result) in zip(group, results) { pending.slot.fill(.done(result)) }
     }
 }

@@ -14,10 +14,10 @@ struct Principal: Equatable, Sendable {
 
     /// The one principal of every unregistered program a user runs (the `security` tool included): one shared
     /// access group, so Apple's rules hold between it and each registered app.
-    static let unregisteredGroup = "swift-keychain.unregistered"
+    static let unregisteredGroup = DaemonCallers.unregisteredGroup
 
     /// The caller of a user's unregistered programs.
-    static let unregistered = Caller(applicationIdentifier: unregisteredGroup)
+    static let unregistered = DaemonCallers.unregistered
 
     /// The principal of a message from `sender`: a registered app when its process matches a registration (and
     /// the message was sent with the app's setgid group: ``AppRegistry/registration(for:pid:sentGroup:)``), else
@@ -27,7 +27,7 @@ struct Principal: Equatable, Sendable {
     /// exited meanwhile (its pid free for reuse) gets no registered identity.
     static func resolve(sender: MessageSender, registry: AppRegistry) -> Principal {
         if sender.uid == 0 {
-            return Principal(uid: 0, caller: .administrator(defaultGroup: unregisteredGroup), isRoot: true)
+            return Principal(uid: 0, caller: DaemonCallers.root, isRoot: true)
         }
         if let facts = ProcessFacts.read(pid: sender.pid),
             let app = registry.registration(for: facts, pid: sender.pid, sentGroup: sender.gid),

@@ -74,17 +74,31 @@ struct DaemonTests {
     func malformed() throws {
         let daemon = try DaemonProcess()
         let socket = try SeqPacketSocket.connect(to: daemon.socketPath)
-        try socket.send(Array("{\"request\":{\"hello\":{\"version\":99}}}".utf8))
+        try socket.send(DaemonCoding.encode(DaemonEnvelope(request: .hello(version: 99))))
         let refused = try DaemonCoding.decode(DaemonReply.self, from: try #require(try socket.receive()).message)
         guard case .failure(let error) = refused else {
             Issue.record("a wrong version was answered with \(refused)")
             return
         }
-        #expect(error.message.contains("version 1"))
+        #expect(error.message.contains("version 2"))
+        // A version-1 client speaks JSON: it is answered in JSON, so it can show which versions meet.
+        let old = try SeqPacketSocket.connect(to: daemon.socketPath)
+        try old.send(Array("{\"request\":{\"hello\":{\"version\":1}}}".utf8))
+        let answer = try JSONDecoder().decode(
+            DaemonReply.self, from: Data(try #require(try old.receive()).message))
+        guard case .failure(let oldError) = answer else {
+            Issue.record("a version-1 hello was answered with \(answer)")
+            return
+        }
+        #expect(oldError.message.contains("protocol version 2") && oldError.message.contains("hello(version: 1)"))
         let client = DaemonClient(socketPath: daemon.socketPath)
         let connection = try client.open()
-        for garbage in ["", "{", "[1,2]", "{\"request\":{\"add\":{}}}", String(repeating: "x", count: 100_000)] {
-            try connection.send(Array(garbage.utf8))
+        let binary: [[UInt8]] = [
+            [8, 255, 255, 255, 255], [9, 1, 0, 0, 0], [8, 1, 0, 0, 0, 3, 0, 0, 0] + Array("add".utf8),
+        ]
+        let text = ["", "{", "[1,2]", "{\"request\":{\"add\":{}}}", String(repeating: "x", count: 100_000)]
+        for garbage in text.map({ Array($0.utf8) }) + binary {
+            try connection.send(garbage)
             let reply = try DaemonCoding.decode(DaemonReply.self, from: try #require(try connection.receive()).message)
             guard case .failure(let error) = reply else {
                 Issue.record("\(garbage.prefix(20)) was answered with \(reply)")

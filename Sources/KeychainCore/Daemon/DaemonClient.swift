@@ -217,6 +217,12 @@ package final class DaemonClient: KeychainBackend {
         guard let received = try socket.receive() else {
             throw EngineError(.notAvailable, "keychaind at \(path) closed the connection during the handshake")
         }
+        guard !DaemonCoding.isVersion1(received.message) else {
+            throw EngineError(
+                .notAvailable,
+                "keychaind at \(path) speaks protocol version 1; this client speaks version \(DaemonCoding.version) "
+                    + "(update keychaind)")
+        }
         switch try DaemonCoding.decode(DaemonReply.self, from: received.message) {
         case .welcome: return socket
         case .failure(let error): throw error

@@ -109,36 +109,54 @@ package enum DaemonReply: Codable, Sendable, Equatable {
     case failure(EngineError)
 }
 
-/// The wire form of messages: JSON (small, and a decoder that rejects anything malformed with an error, never a
-/// crash — `make fuzz-daemon` feeds it garbage).
+/// The wire form of messages: written and read field by field (``WireWriter``, ``WireReader``; version 1 was JSON
+/// through `Codable`, whose encoding and decoding cost more than the request itself). The reader refuses anything
+/// malformed with an error, never a crash — `make fuzz-daemon` feeds it garbage.
 package enum DaemonCoding {
     /// The protocol version; a daemon refuses a client of another version with a message naming both.
-    package static let version = 1
+    package static let version = 2
 
-    package static func encode(_ value: some Encodable) throws(EngineError) -> [UInt8] {
-        do {
-            return Array(try JSONEncoder().encode(value))
+    /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused.
+    package static func encode(_ message: some DaemonMessage) throws(EngineError) -> [UInt8] {
+        var writer = WireWriter()
+        message.write(to: &writer)
+        guard writer.bytes.count <= SeqPacketSocket.messageLimit else {
+            throw EngineError(
+                .dataTooLarge,
+                "a keychaind message of \(writer.bytes.count) bytes exceeds the limit of \(SeqPacketSocket.messageLimit)"
+            )
+        }
+        return writer.bytes
+    }
+
+    /// The message `bytes` hold, all of them; anything else is errSecParam naming what is wrong and where.
+    package static func decode<Message: DaemonMessage>(
+        _ type: Message.Type, from bytes: [UInt8]
+    ) throws(EngineError) -> Message {
+        do throws(EngineError) {
+            var reader = WireReader(bytes)
+            let message = try Message(wire: &reader)
+            try reader.finish()
+            return message
         } catch {
-            throw EngineError(.internalComponent, "cannot encode a keychaind message: \(error)")
+            throw EngineError(.param, "a malformed keychaind message (\(bytes.count) bytes): \(error.message)")
         }
     }
 
-    package static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws(EngineError) -> Value {
-        do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
-        } catch {
-            throw EngineError(.param, "a malformed keychaind message (\(bytes.count) bytes): \(Self.reason(error))")
-        }
+    /// Whether `bytes` are a message of protocol version 1, JSON (an object: no binary message starts with `{`), so
+    /// each side can tell the other which versions meet instead of calling its messages malformed.
+    package static func isVersion1(_ bytes: [UInt8]) -> Bool {
+        bytes.first == UInt8(ascii: "{")
     }
 
-    private static func reason(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
-            DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        default:
-            return "\(error)"
-        }
+    /// A version-1 client's hello, read as version 1 wrote it, answered in version 1's form: the failure naming
+    /// both versions, which a version-1 client shows as the daemon's error.
+    package static func version1Refusal(of bytes: [UInt8]) -> [UInt8] {
+        let sent = (try? JSONDecoder().decode(DaemonEnvelope.self, from: Data(bytes))).map { "\($0.request)" }
+        let refusal = DaemonReply.failure(
+            EngineError(
+                .param,
+                "this keychaind speaks protocol version \(version); the client sent \(sent ?? "a version 1 message")"))
+        return (try? JSONEncoder().encode(refusal)).map(Array.init) ?? []
     }
 }

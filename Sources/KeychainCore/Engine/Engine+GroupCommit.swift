@@ -74,14 +74,15 @@ extension Engine {
         _ body: PreparedWrite<GroupedWriteResult>, _ state: EngineState
     ) throws(EngineError) -> Result<GroupedWriteResult, EngineError> {
         let mark = state.store.changeLog.pendingMark
-        try state.database.execute("SAVEPOINT grouped")
+        // Prepared once and reused (`run`), as every statement of a write is: not parsed again for each write.
+        try state.database.run("SAVEPOINT grouped")
         do throws(EngineError) {
             let result = try body(state)
-            try state.database.execute("RELEASE grouped")
+            try state.database.run("RELEASE grouped")
             return .success(result)
         } catch {
-            try state.database.execute("ROLLBACK TO grouped")
-            try state.database.execute("RELEASE grouped")
+            try state.database.run("ROLLBACK TO grouped")
+            try state.database.run("RELEASE grouped")
             state.store.changeLog.restore(mark)
             return .failure(error)
         }

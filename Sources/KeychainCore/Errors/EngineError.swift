@@ -91,7 +91,8 @@ public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConv
             resyncSequence: oldestAvailable, neededFactors: nil)
     }
 
-    private init(code: Code, message: String, resyncSequence: Int64?, neededFactors: [AccessFactor]?) {
+    /// An error with every field given (the daemon's wire form reads them back).
+    init(code: Code, message: String, resyncSequence: Int64?, neededFactors: [AccessFactor]?) {
         self.code = code
         self.message = message
         self.resyncSequence = resyncSequence

@@ -40,7 +40,8 @@ final class OpenKeychains {
     /// `errSecNoSuchKeychain` (exit status 50) with `context` before the message.
     func keychain(at location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
         if let keychain = open[location.path] { return keychain }
-        guard Keychain.exists(in: location.directory) || location.isDefault else {
+        // keychaind's keychain is not in a directory of this process: its embedded files are not looked for.
+        guard location.daemon != nil || Keychain.exists(in: location.directory) || location.isDefault else {
             throw .keychain(
                 KeychainError(status: errSecNoSuchKeychain, message: "no keychain in \(location.path)"), context)
         }
@@ -77,13 +78,14 @@ final class OpenKeychains {
 
     /// The identity sent with each request to keychaind. The daemon ignores it for everyone but root, who may act as
     /// any caller: root then acts as the caller the daemon gives it (the user's unregistered programs' group first,
-    /// entitled to every group), so what root adds is seen by the user's own `security`.
+    /// entitled to every group: ``DaemonCallers/root``, what `describe` answers root, known without asking), so
+    /// what root adds is seen by the user's own `security`.
     private func daemonIdentity(_ daemon: DaemonTarget, context: String) throws(ToolFailure) -> ApplicationIdentity {
         guard geteuid() == 0 else { return try administrator() }
-        let described = try description(of: daemon, context: context)
         do throws(KeychainError) {
             return try ApplicationIdentity(
-                applicationIdentifier: described.applicationIdentifier, accessGroups: described.accessGroups)
+                applicationIdentifier: DaemonCallers.root.applicationIdentifier,
+                accessGroups: DaemonCallers.root.accessGroups)
         } catch {
             throw .keychain(error, context)
         }

@@ -1,0 +1,206 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import KeychainCore
+
+/// keychaind's binary wire form: every message comes back as it was, and anything malformed is a clear error,
+/// never a crash or a huge allocation.
+@Suite("keychaind's wire form: round trips and refusals")
+struct WireCodingTests {
+    private let caller = Caller(applicationIdentifier: "TEAM.app", accessGroups: ["TEAM.app", "group.shared"])
+
+    /// The reason a decode of `bytes` failed (errSecParam, naming a malformed message), or `nil` when it decoded.
+    private func refusal<Message: DaemonMessage>(_ type: Message.Type, _ bytes: [UInt8]) -> String? {
+        do throws(EngineError) {
+            _ = try DaemonCoding.decode(type, from: bytes)
+            return nil
+        } catch {
+            #expect(error.code == .param)
+            #expect(error.message.contains("malformed keychaind message"))
+            return error.message
+        }
+    }
+
+    private func roundTrip<Message: DaemonMessage>(_ message: Message) throws -> Message {
+        try DaemonCoding.decode(Message.self, from: DaemonCoding.encode(message))
+    }
+
+    @Test("Every request and reply survives the wire, with real items, statuses, reports and changes")
+    func roundTrips() throws {
+        let engine = try Engine(storage: .inMemory, options: EngineOptions(passcodeCost: .minimum))
+        let new = NewItem(
+            itemClass: .genericPassword,
+            attributes: [
+                .service: .string("svc ✓"), .account: .string("acct"), .creator: .integer(7),
+                .creationDate: .date(Date(timeIntervalSince1970: 1_800_000_000.5)), .isInvisible: .bool(true),
+                .generic: .data(Data([0, 255])),
+            ], data: Data("secret".utf8), allowsThisDeviceOnlySynchronizable: true)
+        let item = try engine.add(new, for: caller)
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.service: .string("svc ✓")], synchronizable: .any,
+            persistentReference: item.persistentReference, limit: .upTo(3), returning: [.data, .attributes],
+            caseInsensitive: true)
+        let changes = ItemChanges(attributes: [.comment: .string("c")], data: Data("new".utf8))
+        // Access control's fields: the factors a request brings, and those an answer says it needs.
+        var authenticated = query
+        authenticated.authentication = ItemAuthentication(
+            passcode: "1234", applicationPassword: "pw ✓", interaction: .skipItems, passcodeEpoch: UInt64.max)
+        var constrained = new
+        constrained.authentication = ItemAuthentication(applicationPassword: "pw", interaction: .notAllowed)
+        let requests: [DaemonRequest] = [
+            .hello(version: DaemonCoding.version), .add(new), .addBatch([new, NewItem(itemClass: .internetPassword)]),
+            .addOrUpdate(new), .copyMatching(query), .copyMatching(ItemQuery(itemClass: nil, limit: .all)),
+            .copyMatching(authenticated), .add(constrained),
+            .update(query, changes), .update(ItemQuery(itemClass: nil, limit: .one), ItemChanges()), .delete(query),
+            .keybagStatus, .unlock(passcode: "1234"), .lock, .setPasscode("1234", current: nil),
+            .setPasscode("5678", current: "1234"), .removePasscode(current: "1234"), .setEraseAfter(10),
+            .canOpenFiles(.classB), .wrapFileKey(key: Data(repeating: 7, count: 32), .classA, context: [1, 2, 3]),
+            .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: []), .fileHeaderTag([1, 2]),
+            .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5]), .verify, .changes(since: -1, limit: 100),
+            .latestChangeSequence, .subscribe,
+            .registerApp(path: "/bin/app", entitlements: Data(), allowsInsecureExecution: true),
+            .unregisterApp(path: "/bin/app"), .listApps, .describe,
+        ]
+        for request in requests {
+            for envelope in [
+                DaemonEnvelope(request: request), DaemonEnvelope(user: 1000, caller: caller, request: request),
+                DaemonEnvelope(caller: Caller.administrator(defaultGroup: "TEAM.admin"), request: request),
+            ] {
+                #expect(try roundTrip(envelope) == envelope)
+            }
+        }
+        var status = try engine.keybagStatus()
+        status.retryAfter = Date(timeIntervalSinceReferenceDate: 12.5)
+        status.eraseAfter = 10
+        var report = try engine.verify()
+        report.damagedItems = [.init(persistentReference: item.persistentReference, rowID: 3, problem: "p")]
+        report.problems = ["a problem"]
+        let replies: [DaemonReply] = [
+            .welcome(version: DaemonCoding.version), .item(item), .items(try engine.copyMatching(query, for: caller)),
+            .items([]), .count(Int.min), .keybagStatus(try engine.keybagStatus()), .keybagStatus(status), .done,
+            .bool(false), .bool(true), .data(Data()), .report(report), .report(try engine.verify()),
+            .changes(try engine.changes(since: 0, for: caller, limit: 10)), .sequence(Int64.max),
+            .apps([
+                RegisteredApp(
+                    path: "/bin/app", sha256: "ab", applicationIdentifier: "TEAM.app", accessGroups: ["g"],
+                    allowsInsecureExecution: false)
+            ]),
+            .description(
+                DaemonDescription(uid: 1000, applicationIdentifier: "a", accessGroups: [], isRegisteredApp: true)),
+            .changed, .failure(EngineError(.itemNotFound, "no item")),
+            .failure(EngineError.resyncNeeded(after: 3, oldestAvailable: 9)),
+            .failure(EngineError.authNeeded([.passcode, .applicationPassword], "the item needs authentication")),
+        ]
+        for reply in replies {
+            #expect(try roundTrip(reply) == reply)
+        }
+        // Smaller than version 1's JSON, which sent every field's name.
+        let envelope = DaemonEnvelope(caller: caller, request: .add(new))
+        #expect(try DaemonCoding.encode(envelope).count * 2 < (try JSONEncoder().encode(envelope)).count)
+    }
+
+    @Test("Cut anywhere, or with bytes after it, a message is refused with errSecParam")
+    func truncated() throws {
+        let item = NewItem(itemClass: .genericPassword, attributes: [.account: .string("a")], data: Data([1]))
+        let bytes = try DaemonCoding.encode(DaemonEnvelope(caller: caller, request: .add(item)))
+        for end in 0..<bytes.count {
+            #expect(refusal(DaemonEnvelope.self, Array(bytes[..<end])) != nil)
+        }
+        #expect(refusal(DaemonEnvelope.self, bytes) == nil)
+        #expect(refusal(DaemonEnvelope.self, bytes + [0])?.contains("1 bytes follow the message") == true)
+    }
+
+    /// An `add` of a generic password with these attributes (name, text) as sent on the wire.
+    private func add(_ attributes: [(String, String)], flag: UInt8 = 0) -> [UInt8] {
+        var writer = WireWriter()
+        writer.byte(0)  // no user, no caller
+        writer.byte(1)  // add
+        writer.string("genp")
+        writer.uint32(UInt32(attributes.count))
+        for (name, text) in attributes {
+            writer.string(name)
+            writer.byte(1)  // text
+            writer.string(text)
+        }
+        writer.data(Data())
+        writer.byte(flag)
+        writer.byte(0)  // no authentication
+        return writer.bytes
+    }
+
+    @Test("Repeated or unknown attributes, bad flags, text and kinds: refused by name")
+    func refusals() throws {
+        #expect(refusal(DaemonEnvelope.self, add([("acct", "a"), ("svce", "b")])) == nil)
+        #expect(
+            refusal(DaemonEnvelope.self, add([("acct", "a"), ("acct", "b")]))?.contains("acct appears twice") == true)
+        #expect(refusal(DaemonEnvelope.self, add([("zzzz", "a")]))?.contains("\"zzzz\" is no AttributeKey") == true)
+        #expect(refusal(DaemonEnvelope.self, add([("acct", "a")], flag: 2))?.contains("a flag of 2") == true)
+        var badText = add([("acct", "ab")])
+        badText[badText.count - 8] = 0xC3  // the value's first byte, then the second
+        badText[badText.count - 7] = 0x28
+        #expect(refusal(DaemonEnvelope.self, badText)?.contains("not UTF-8") == true)
+        #expect(refusal(DaemonEnvelope.self, [0, 200])?.contains("a request of unknown kind 200") == true)
+        #expect(refusal(DaemonEnvelope.self, [4, 7])?.contains("unknown flags 4") == true)
+        #expect(refusal(DaemonReply.self, [200])?.contains("a reply of unknown kind 200") == true)
+        // A count of billions in a few bytes is refused before anything is reserved.
+        #expect(
+            refusal(DaemonEnvelope.self, [0, 2, 255, 255, 255, 255])?.contains("more than the message holds") == true)
+        // A date that is not a finite number: the keybag status's retryAfter, before its eraseAfter (absent) and
+        // its lock epoch (8 bytes).
+        var status = try Engine(storage: .inMemory).keybagStatus()
+        status.retryAfter = Date(timeIntervalSinceReferenceDate: 1)
+        status.eraseAfter = nil
+        var bytes = try DaemonCoding.encode(DaemonReply.keybagStatus(status))
+        withUnsafeBytes(of: Double.nan.bitPattern.littleEndian) {
+            bytes.replaceSubrange(bytes.count - 17..<bytes.count - 9, with: $0)
+        }
+        #expect(refusal(DaemonReply.self, bytes)?.contains("not a finite number") == true)
+        // An error of a status this version does not know.
+        var failure = try DaemonCoding.encode(DaemonReply.failure(EngineError(.param, "m")))
+        failure.replaceSubrange(1..<9, with: [1, 0, 0, 0, 0, 0, 0, 0])
+        #expect(refusal(DaemonReply.self, failure)?.contains("unknown status 1") == true)
+    }
+
+    @Test("A version-1 (JSON) hello is recognised and answered in JSON, naming both versions")
+    func version1() throws {
+        let hello = Array(try JSONEncoder().encode(DaemonEnvelope(request: .hello(version: 1))))
+        #expect(DaemonCoding.isVersion1(hello))
+        #expect(!DaemonCoding.isVersion1(try DaemonCoding.encode(DaemonEnvelope(request: .hello(version: 2)))))
+        let answer = try JSONDecoder().decode(DaemonReply.self, from: Data(DaemonCoding.version1Refusal(of: hello)))
+        guard case .failure(let error) = answer else {
+            Issue.record("a version-1 hello was answered with \(answer)")
+            return
+        }
+        #expect(error.message.contains("protocol version 2") && error.message.contains("hello(version: 1)"))
+    }
+}
+
+/// A client of this version meeting a version-1 daemon (which answers every message in JSON).
+@Suite("keychaind's wire form: a client meets a version-1 daemon")
+struct WireVersionTests {
+    @Test("The client's handshake names both versions instead of calling the answer malformed")
+    func clientMeetsVersion1() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v1.sock").path
+        let listener = try SeqPacketSocket.listen(at: path, mode: 0o600)
+        let served = Thread {
+            guard let connection = try? listener.accept() else { return }
+            _ = try? connection.receive()
+            let refusal = #"{"failure":{"_0":{"code":-50,"message":"a malformed keychaind message"}}}"#
+            try? connection.send(Array(refusal.utf8))
+            connection.close()
+        }
+        served.start()
+        var refused: EngineError?
+        do throws(EngineError) {
+            _ = try DaemonClient(socketPath: path).keybagStatus()
+        } catch {
+            refused = error
+        }
+        #expect(refused?.code == .notAvailable)
+        #expect(refused?.message.contains("speaks protocol version 1") == true)
+        #expect(refused?.message.contains(path) == true)
+        listener.close()
+    }
+}
