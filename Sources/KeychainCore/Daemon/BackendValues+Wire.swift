@@ -94,7 +94,8 @@ extension NewItem {
         self.init(
             itemClass: try ItemClass(wire: &reader), attributes: try ItemAttributes(wire: &reader),
             data: try reader.data(), allowsThisDeviceOnlySynchronizable: try reader.bool(),
-            authentication: try reader.optional { (reader) throws(EngineError) in try ItemAuthentication(wire: &reader) })
+            authentication: try reader.optional { (reader) throws(EngineError) in try ItemAuthentication(wire: &reader)
+            })
     }
 }
 
@@ -176,7 +177,8 @@ extension ItemQuery {
             itemClass: itemClass, attributes: attributes, synchronizable: synchronizable,
             persistentReference: reference, limit: limit, returning: ReturnOptions(rawValue: try reader.int()),
             caseInsensitive: try reader.bool(),
-            authentication: try reader.optional { (reader) throws(EngineError) in try ItemAuthentication(wire: &reader) })
+            authentication: try reader.optional { (reader) throws(EngineError) in try ItemAuthentication(wire: &reader)
+            })
     }
 }
 
@@ -193,7 +195,8 @@ extension ItemAuthentication {
             passcode: try reader.optional { (reader) throws(EngineError) in try reader.string() },
             applicationPassword: try reader.optional { (reader) throws(EngineError) in try reader.string() },
             interaction: try reader.raw(Interaction.self),
-            passcodeEpoch: try reader.optional { (reader) throws(EngineError) in UInt64(bitPattern: try reader.int64()) })
+            passcodeEpoch: try reader.optional { (reader) throws(EngineError) in UInt64(bitPattern: try reader.int64())
+            })
     }
 }
 
