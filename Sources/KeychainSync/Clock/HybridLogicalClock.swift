@@ -43,20 +43,30 @@ enum HybridLogicalClock {
         return next(last)
     }
 
-    /// The time after receiving `remote`: at least both, and the wall clock.
+    /// How far ahead of this machine's wall clock a received time may be and still move the clock: a week, far
+    /// more than clocks drift (a day off is a case the tests cover), far less than the range.
+    static let maximumDrift: Int64 = 7 * 24 * 3600 * 1000
+
+    /// The time after receiving `remote`: at least both, and the wall clock. A time further ahead than
+    /// ``maximumDrift`` is not adopted: one record from a broken clock or a hostile store would otherwise push every
+    /// later time to the end of the range (and the clock past it).
     static func receive(_ remote: HybridTime, after last: HybridTime, wall: Date) -> HybridTime {
         let physical = milliseconds(of: wall)
-        let newest = max(last, remote)
+        let adoptable = remote.milliseconds <= physical &+ maximumDrift
+        let newest = adoptable ? max(last, remote) : last
         if physical > newest.milliseconds { return HybridTime(milliseconds: physical, counter: 0) }
         return newest
     }
 
-    /// The smallest time after `time` (the counter overflows into the physical part, keeping the order).
+    /// The smallest time after `time` (the counter overflows into the physical part, keeping the order); at the end
+    /// of the range it stays there rather than trap.
     private static func next(_ time: HybridTime) -> HybridTime {
-        HybridTime(rawValue: time.rawValue + 1)
+        time.rawValue == .max ? time : HybridTime(rawValue: time.rawValue + 1)
     }
 
     private static func milliseconds(of date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard milliseconds.isFinite else { return 0 }
+        return Int64(min(max(milliseconds, 0), Double(Int64.max >> 16)))
     }
 }
