@@ -104,6 +104,20 @@ struct AccessControlEngineTests {
             try read(keychain.engine, ItemAuthentication(applicationPassword: "open sesame")) == Data("s3cret".utf8))
     }
 
+    /// Found by review: the entry did not keep its Argon2id cost, so a keychain opened with another cost (another
+    /// process's options, keychaind's) called the right password wrong.
+    @Test("An application password still opens its item when the keychain is opened with another cost")
+    func applicationPasswordKeepsItsCost() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.add(try constrained(.applicationPassword, password: "open sesame"), for: app)
+        let other = try Engine(
+            storage: .directory(keychain.directory.keychain),
+            options: EngineOptions(
+                passcodeCost: PasscodeCost(
+                    passes: PasscodeCost.minimum.passes + 1, memoryBytes: PasscodeCost.minimum.memoryBytes * 2)))
+        #expect(try read(other, ItemAuthentication(applicationPassword: "open sesame")) == Data("s3cret".utf8))
+    }
+
     @Test("or: any one factor opens the item; and: every factor is needed")
     func combinations() throws {
         let keychain = try TestKeychain()

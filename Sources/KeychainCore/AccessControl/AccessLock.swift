@@ -8,7 +8,7 @@ import Foundation
 ///
 /// The passcode's entry is sealed to the keybag's passcode factor (``PasscodeFactor``), whose private key only the
 /// typed passcode opens. An application password's entry is sealed under a key derived from that password
-/// (Argon2id, a salt of the entry's own, the keybag's cost) and the device key. Biometry and companion factors have
+/// (Argon2id, a salt and cost the entry keeps, the keybag's cost when it is made) and the device key. Biometry and companion factors have
 /// no entry: nothing on this machine can present them.
 enum AccessLock {
     /// What a new constrained secret needs: its unlock secret (locked memory) and the entries that seal it.
@@ -45,13 +45,18 @@ enum AccessLock {
                         payload: try PublicKeySeal.seal(
                             key: share, to: try passcodePublicKey(), associatedData: associatedData)))
             case .applicationPassword:
+                // The entry keeps its own salt and cost: the keybag's or the engine's may differ when it is opened.
                 let salt = try RandomBytes.make(count: PasscodeHash.saltByteCount)
                 let key = try applicationPasswordKey(
                     applicationPassword ?? "", salt: salt, cost: cost, deviceKey: deviceKey)
+                var header: [UInt8] = []
+                header.appendLittleEndian(cost.passes)
+                header.appendLittleEndian(UInt64(cost.memoryBytes))
                 entries.append(
                     .init(
                         factor: .applicationPassword,
-                        payload: Data(salt) + (try AEAD.seal(key: share, under: key, associatedData: associatedData))))
+                        payload: Data(header + salt)
+                            + (try AEAD.seal(key: share, under: key, associatedData: associatedData))))
             case .biometry, .companion:
                 continue
             }
@@ -68,7 +73,7 @@ enum AccessLock {
     /// enough are present (``FactorRelease``). A wrong application password is ``EngineError/Code/authFailed``.
     static func open(
         _ envelope: AccessEnvelope, _ constraint: AccessConstraint, binding: [UInt8],
-        passcodePair: KeyAgreementKeyPair?, applicationPassword: String?, cost: PasscodeCost, deviceKey: SecretKey
+        passcodePair: KeyAgreementKeyPair?, applicationPassword: String?, deviceKey: SecretKey
     ) throws(EngineError) -> SecretKey {
         var shares: [SecretKey] = []
         for factor in constraint.satisfiableFactors {
@@ -93,15 +98,27 @@ enum AccessLock {
                     if constraint.needsAnyFactor { continue }
                     throw EngineError.authNeeded([.applicationPassword], "the item needs its application password")
                 }
-                let saltCount = PasscodeHash.saltByteCount
-                guard entry.payload.count > saltCount else {
+                let bytes = Array(entry.payload)
+                let headerCount = 16 + PasscodeHash.saltByteCount
+                guard bytes.count > headerCount else {
                     throw .decode("the item's application password entry is truncated")
                 }
+                func word(at offset: Int) -> UInt64 {
+                    bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+                }
+                let stored: PasscodeCost
+                do throws(EngineError) {
+                    stored = try PasscodeCost(
+                        passes: word(at: 0), memoryBytes: Int(truncatingIfNeeded: word(at: 8))
+                    ).validated()
+                } catch {
+                    throw .decode("the item's application password entry has a damaged cost: \(error.message)")
+                }
                 let key = try applicationPasswordKey(
-                    applicationPassword, salt: Array(entry.payload.prefix(saltCount)), cost: cost, deviceKey: deviceKey)
+                    applicationPassword, salt: Array(bytes[16..<headerCount]), cost: stored, deviceKey: deviceKey)
                 do throws(EngineError) {
                     share = try AEAD.open(
-                        key: Data(entry.payload.dropFirst(saltCount)), under: key, associatedData: associatedData)
+                        key: Data(bytes[headerCount...]), under: key, associatedData: associatedData)
                 } catch {
                     throw EngineError(.authFailed, "wrong application password for the item")
                 }

@@ -12,8 +12,6 @@ struct FactorRelease {
     var passcodePair: KeyAgreementKeyPair?
     /// Why the request's passcode was not used, when it was set but not usable (a lock since it was typed).
     var passcodeRefusal: String?
-    /// The cost of application-password keys.
-    var cost: PasscodeCost
     /// The device key, in every factor's key.
     var deviceKey: SecretKey
 
@@ -58,6 +56,6 @@ struct FactorRelease {
         }
         return try AccessLock.open(
             envelope, constraint, binding: binding, passcodePair: passcodePair,
-            applicationPassword: authentication?.applicationPassword, cost: cost, deviceKey: deviceKey)
+            applicationPassword: authentication?.applicationPassword, deviceKey: deviceKey)
     }
 }

@@ -6,10 +6,8 @@ extension Engine {
     /// The factors a request released. Its passcode is stretched outside the engine's lock and checked under it,
     /// its failures counted as an unlock's; a passcode from before the last lock is not used.
     func factorRelease(_ authentication: ItemAuthentication?) throws(EngineError) -> FactorRelease {
-        let (deviceKey, cost) = state.withLock { state in
-            (state.keybag.deviceKey, state.keybag.record.passcode?.cost ?? options.passcodeCost)
-        }
-        var release = FactorRelease(authentication: authentication, cost: cost, deviceKey: deviceKey)
+        let deviceKey = state.withLock { state in state.keybag.deviceKey }
+        var release = FactorRelease(authentication: authentication, deviceKey: deviceKey)
         guard let authentication, let passcode = authentication.passcode else { return release }
         for _ in 0..<3 {
             let now = options.now()
