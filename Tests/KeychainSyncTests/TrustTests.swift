@@ -87,6 +87,32 @@ struct TrustTests {
         }
     }
 
+    /// Found by review: the first genesis by clock founded the circle, so a store could add a device of its own
+    /// with a genesis older than the real one, become the founder, and have the real devices share their items
+    /// under its keys. A member pins its circle's founder.
+    @Test("a circle the store makes up with an older genesis takes nothing over")
+    func olderMadeUpGenesis() throws {
+        let fake = try TestCircle(.memory, devices: 1)
+        let real = try TestCircle(.memory, devices: 2)
+        let (a, b) = (real.devices[0], real.devices[1])
+        try a.add(account: "alice", service: "svc", secret: "s")
+        try real.syncAll()
+        let code = try a.sync.status().circleCode
+        for name in try fake.store.list(prefix: "devices/") {
+            guard let bytes = try fake.store.get(name) else { continue }
+            _ = try real.store.putIfAbsent(name, bytes)
+        }
+        try real.syncAll()
+        for device in [a, b] {
+            #expect(try device.sync.status().membership == .member)
+            #expect(try device.sync.status().circleCode == code)
+        }
+        try b.update(account: "alice", service: "svc", secret: "t")
+        try real.syncAll()
+        #expect(try a.secret(account: "alice", service: "svc") == "t")
+        try real.expectConverged()
+    }
+
     @Test("a device joining with the right circle code joins")
     func rightCircleCode() throws {
         let circle = try TestCircle(.memory, devices: 1)

@@ -60,8 +60,12 @@ extension SyncDevice {
             }
         }
         try state.setInteger(clock.rawValue, for: Meta.clock)
+        // Only a compaction by a device the circle admitted can say records are gone for good (found by review: a
+        // stranger's made a device resync and delete local items).
+        let circle = try trust()
         let pastHorizon = compactions.contains { compaction in
-            (compaction.removed ?? []).contains { !(known[compaction.author]?.contains($0) ?? false) }
+            guard circle.accepts(author: compaction.author, sequence: compaction.sequence) else { return false }
+            return (compaction.removed ?? []).contains { !(known[compaction.author]?.contains($0) ?? false) }
         }
         // Kept until a pass resyncs: the compaction is read only once.
         if pastHorizon { try state.setInteger(1, for: Meta.needsResync) }
@@ -119,7 +123,14 @@ extension SyncDevice {
                 decoded.append(body)
             }
         }
-        return TrustState(decoded)
+        let pinned = try state.text(Meta.founder)
+        let trust = TrustState(decoded, founder: pinned)
+        // Once this device belongs to a circle, its founder is pinned: a genesis the store makes up later, however
+        // early its clock, founds nothing (found by review: a store could take the circle over).
+        if pinned == nil, let founder = trust.founder, trust.members[deviceID] != nil {
+            try state.setText(founder, for: Meta.founder)
+        }
+        return trust
     }
 
     /// Opens every epoch whose top-level key was shared with this device.

@@ -224,5 +224,7 @@ public final class SyncDevice: @unchecked Sendable {
         static let feedCursor = "feed_cursor"
         static let needsResync = "needs_resync"
         static let expectedCircle = "expected_circle"
+        /// The founder of the circle this device belongs to, pinned once it is a member (``TrustState``).
+        static let founder = "founder"
     }
 }

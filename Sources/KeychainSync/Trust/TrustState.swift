@@ -21,27 +21,44 @@ struct TrustState: Sendable {
     /// Top-level keys shared by members: by epoch, then recipient.
     private(set) var shares: [EpochID: [String: KeyShare]] = [:]
 
-    /// The circle defined by `entries` (any order; those that are not trust entries are ignored).
-    init(_ entries: [LogEntry]) {
+    /// The founder this device pinned (``SyncDevice`` stores it once it belongs to a circle): a genesis by anyone
+    /// else is ignored, so a store cannot found a circle of its own under the devices' feet.
+    private let pinnedFounder: String?
+    /// The cut each accepted exclusion made, by excluded device.
+    private var appliedCutoffs: [String: Int64] = [:]
+
+    /// The circle defined by `entries` (any order; those that are not trust entries are ignored), founded by
+    /// `founder` when given.
+    init(_ entries: [LogEntry], founder: String? = nil) {
         let trust = entries.filter { [.genesis, .approval, .exclusion, .share].contains($0.kind) }
-        // A device's log is cut at the earliest exclusion of it a member ever wrote, whatever order the rest is in.
-        var cutoffs: [String: Int64] = [:]
-        for entry in trust where entry.kind == .exclusion {
-            guard let subject = entry.subject, let through = entry.acceptedThrough else { continue }
-            cutoffs[subject] = min(cutoffs[subject] ?? .max, through)
-        }
         let ordered = trust.sorted { ($0.clock, $0.author, $0.sequence) < ($1.clock, $1.author, $1.sequence) }
-        for entry in ordered {
-            if let cutoff = cutoffs[entry.author], entry.sequence > cutoff { continue }
-            apply(entry)
+        // A device's log is cut at the earliest exclusion of it that a member wrote, whatever order the rest is in.
+        // Which exclusions a member wrote depends on the cuts, so the cuts are found again until they settle; only
+        // exclusions the circle accepted count (one by a stranger or an excluded device cuts nothing).
+        var cutoffs: [String: Int64] = [:]
+        var state = TrustState(pinnedFounder: founder)
+        for _ in 0..<16 {
+            state = TrustState(pinnedFounder: founder)
+            for entry in ordered {
+                if let cutoff = cutoffs[entry.author], entry.sequence > cutoff { continue }
+                state.apply(entry)
+            }
+            if state.appliedCutoffs == cutoffs { break }
+            cutoffs = state.appliedCutoffs
         }
+        self = state
+    }
+
+    private init(pinnedFounder: String?) {
+        self.pinnedFounder = pinnedFounder
     }
 
     private mutating func apply(_ entry: LogEntry) {
         switch entry.kind {
         case .genesis:
-            guard founder == nil, let identity = entry.member, (try? identity.deviceID) == entry.author,
-                let epoch = entry.epoch, epoch.id.number == 1, epoch.id.creator == entry.author
+            guard founder == nil, pinnedFounder.map({ $0 == entry.author }) ?? true, let identity = entry.member,
+                (try? identity.deviceID) == entry.author, let epoch = entry.epoch, epoch.id.number == 1,
+                epoch.id.creator == entry.author
             else { return }
             founder = entry.author
             members[entry.author] = identity
@@ -59,6 +76,7 @@ struct TrustState: Sendable {
             else { return }
             members[device] = nil
             excluded[device] = through
+            appliedCutoffs[device] = min(appliedCutoffs[device] ?? .max, through)
             if let epoch = entry.epoch, epoch.id.creator == entry.author, epochs[epoch.id] == nil {
                 epochs[epoch.id] = epoch
             }
