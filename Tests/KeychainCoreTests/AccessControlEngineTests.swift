@@ -31,6 +31,19 @@ struct AccessControlEngineTests {
         ).first?.data
     }
 
+    private func readErrorOf(
+        account: String, _ engine: Engine, _ authentication: ItemAuthentication? = nil
+    ) -> EngineError? {
+        do {
+            _ = try read(engine, account: account, authentication)
+            return nil
+        } catch let error as EngineError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
     private func readError(
         _ engine: Engine, _ authentication: ItemAuthentication? = nil
     ) -> EngineError? {
@@ -174,6 +187,46 @@ struct AccessControlEngineTests {
         try keychain.engine.removePasscode(current: "5678")
         #expect(status { _ = try read(keychain.engine, ItemAuthentication(passcode: "5678")) } == .itemNotFound)
         #expect(try read(keychain.engine, account: "either", ItemAuthentication(applicationPassword: "pw")) != nil)
+    }
+
+    /// Found by review: after the passcode was removed (or replaced by a new one), an `.or` item's passcode entry,
+    /// sealed to the old factor, was reported as damaged instead of letting its other factor open it.
+    @Test("After the passcode goes, an .or item's other factor still opens it, and the passcode is not asked for")
+    func orSurvivesPasscodeRemoval() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.setPasscode("1234", current: nil)
+        try keychain.engine.add(
+            try constrained([.devicePasscode, .applicationPassword, .or], account: "either", password: "pw"), for: app)
+        try keychain.engine.removePasscode(current: "1234")
+        let needed = readErrorOf(account: "either", keychain.engine)
+        #expect(needed?.code == .authNeeded)
+        #expect(needed?.neededFactors == [.applicationPassword])
+        try keychain.engine.setPasscode("9999", current: nil)
+        #expect(
+            try read(keychain.engine, account: "either", ItemAuthentication(passcode: "9999", applicationPassword: "pw"))
+                == Data("s3cret".utf8))
+        #expect(
+            status { _ = try read(keychain.engine, account: "either", ItemAuthentication(passcode: "9999")) }
+                == .authNeeded)
+    }
+
+    /// Found by review: the passcode factor's public key was not bound to its private key, so a writer holding the
+    /// class keys could put its own in place and have new items sealed to it.
+    @Test("A passcode factor whose public key was replaced is found at the next unlock, and nothing is sealed to it")
+    func replacedFactorPublicKey() throws {
+        let keychain = try TestKeychain()
+        try keychain.engine.setPasscode("1234", current: nil)
+        let database = try Database(path: KeychainDirectory(url: keychain.directory.keychain).databasePath)
+        let other = try KeyAgreementKeyPair.generate()
+        try database.run(
+            "UPDATE class_keys SET public_key = ? WHERE name = ?",
+            [.blob(other.publicKey), .text(KeybagRecord.passcodeFactorName)])
+        let reopened = try keychain.reopen()
+        try reopened.unlock(passcode: "1234")
+        #expect(status { try reopened.add(try constrained(.userPresence), for: app) } == .decode)
+        try reopened.setPasscode("5678", current: "1234")
+        try reopened.add(try constrained(.userPresence), for: app)
+        #expect(try read(reopened, ItemAuthentication(passcode: "5678")) == Data("s3cret".utf8))
     }
 
     @Test("A passcode kept from before a lock no longer opens anything")

@@ -91,6 +91,8 @@ enum AccessLock {
                 do throws(EngineError) {
                     share = try PublicKeySeal.open(entry.payload, with: passcodePair, associatedData: associatedData)
                 } catch {
+                    // Sealed to a passcode factor since removed with its passcode: another factor may open it.
+                    if constraint.needsAnyFactor { continue }
                     throw .decode("the item's passcode entry does not open: it was altered or moved")
                 }
             case .applicationPassword:

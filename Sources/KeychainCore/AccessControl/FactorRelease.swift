@@ -14,6 +14,8 @@ struct FactorRelease {
     var passcodeRefusal: String?
     /// The device key, in every factor's key.
     var deviceKey: SecretKey
+    /// Whether the keychain has a passcode: without one the passcode factor cannot be presented at all.
+    var keychainHasPasscode = true
 
     /// The factors present.
     private func has(_ factor: AccessFactor) -> Bool {
@@ -37,7 +39,13 @@ struct FactorRelease {
                 .authFailed,
                 "the item \(item) needs \(missing) (access control: \(constraint)), which this machine does not have")
         }
-        let available = constraint.satisfiableFactors
+        let available = constraint.satisfiableFactors.filter { $0 != .passcode || keychainHasPasscode }
+        guard !available.isEmpty, constraint.needsAnyFactor || available.count == constraint.satisfiableFactors.count
+        else {
+            throw EngineError(
+                .authFailed,
+                "the item \(item) needs the keychain passcode (access control: \(constraint)), and the keychain has none")
+        }
         let missing =
             constraint.needsAnyFactor
             ? (available.contains(where: has) ? [] : available) : available.filter { !has($0) }

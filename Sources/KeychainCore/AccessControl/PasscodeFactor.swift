@@ -21,7 +21,7 @@ struct PasscodeFactor {
         return PasscodeFactor(
             wrappedPrivateKey: try AEAD.seal(
                 key: pair.privateKey, under: try wrappingKey(deviceKey: deviceKey, passcodeKey: passcodeKey),
-                associatedData: associatedData(keybag: uuid)),
+                associatedData: associatedData(keybag: uuid, publicKey: pair.publicKey)),
             publicKey: pair.publicKey)
     }
 
@@ -32,7 +32,7 @@ struct PasscodeFactor {
         defer { Sodium.wipeStack() }
         let privateKey = try AEAD.open(
             key: wrappedPrivateKey, under: try Self.wrappingKey(deviceKey: deviceKey, passcodeKey: passcodeKey),
-            associatedData: Self.associatedData(keybag: uuid))
+            associatedData: Self.associatedData(keybag: uuid, publicKey: publicKey))
         let pair = try KeyAgreementKeyPair(privateKey: privateKey)
         guard KeyedHash.equal(pair.publicKey, publicKey) else {
             throw EngineError(.decode, "the keybag's passcode factor does not match its public key: it is damaged")
@@ -48,7 +48,7 @@ struct PasscodeFactor {
         var factor = self
         factor.wrappedPrivateKey = try AEAD.seal(
             key: pair.privateKey, under: try Self.wrappingKey(deviceKey: deviceKey, passcodeKey: new),
-            associatedData: Self.associatedData(keybag: uuid))
+            associatedData: Self.associatedData(keybag: uuid, publicKey: publicKey))
         return factor
     }
 
@@ -58,8 +58,10 @@ struct PasscodeFactor {
         try KeyedHash.deriveKey(from: deviceKey, context: "swift-keychain passcode factor v1", secretInput: passcodeKey)
     }
 
-    private static func associatedData(keybag uuid: Data) -> [UInt8] {
-        Array("swift-keychain passcode factor v1".utf8) + Array(uuid)
+    /// Binds the wrapped private key to its keybag and to its public key, so a public key put in its place (to
+    /// have new items sealed to another key) is found at the next unlock.
+    private static func associatedData(keybag uuid: Data, publicKey: Data) -> [UInt8] {
+        Array("swift-keychain passcode factor v1".utf8) + Array(uuid) + Array(publicKey)
     }
 }
 
@@ -68,6 +70,12 @@ extension Keybag {
     /// refuses a `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` item without one, and `LAContext` answers
     /// `passcodeNotSet`.
     func passcodeFactorPublicKey() throws(EngineError) -> Data {
+        if isPasscodeFactorAltered {
+            throw EngineError(
+                .decode,
+                "the keybag's passcode factor was altered (its public key is not its private key's): no item is "
+                    + "sealed to it; change the passcode to make a new one")
+        }
         guard hasPasscode, let factor = record.passcodeFactor else {
             throw EngineError(
                 .authFailed,
@@ -94,9 +102,9 @@ extension Keybag {
     /// The passcode factor for a new passcode: the current pair rewrapped when there is one (and the current
     /// passcode), else a new pair.
     func passcodeFactor(
-        for newPasscode: StretchedPasscode, current: StretchedPasscode?
+        for newPasscode: StretchedPasscode, current: StretchedPasscode?, replacing altered: Bool = false
     ) throws(EngineError) -> PasscodeFactor {
-        if let factor = record.passcodeFactor, let current {
+        if !altered, let factor = record.passcodeFactor, let current {
             return try factor.rewrapped(
                 keybag: record.uuid, deviceKey: deviceKey, from: current.key, to: newPasscode.key)
         }

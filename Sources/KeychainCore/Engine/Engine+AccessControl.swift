@@ -6,8 +6,9 @@ extension Engine {
     /// The factors a request released. Its passcode is stretched outside the engine's lock and checked under it,
     /// its failures counted as an unlock's; a passcode from before the last lock is not used.
     func factorRelease(_ authentication: ItemAuthentication?) throws(EngineError) -> FactorRelease {
-        let deviceKey = state.withLock { state in state.keybag.deviceKey }
-        var release = FactorRelease(authentication: authentication, deviceKey: deviceKey)
+        let (deviceKey, hasPasscode) = state.withLock { state in (state.keybag.deviceKey, state.keybag.hasPasscode) }
+        var release = FactorRelease(
+            authentication: authentication, deviceKey: deviceKey, keychainHasPasscode: hasPasscode)
         guard let authentication, let passcode = authentication.passcode else { return release }
         for _ in 0..<3 {
             let now = options.now()
@@ -15,8 +16,11 @@ extension Engine {
                 (state) throws(EngineError) -> (KeybagRecord.Passcode?, UInt64) in
                 (try state.keybag.passcodeParameters(in: state.database, now: now), state.keybag.lockEpoch)
             }
-            // Without a passcode there is no passcode factor: items that need one cannot exist.
-            guard let stored else { return release }
+            // Without a passcode there is no passcode factor: only another factor can open an item.
+            guard let stored else {
+                release.keychainHasPasscode = false
+                return release
+            }
             if let kept = authentication.passcodeEpoch, kept != epoch {
                 release.passcodeRefusal = "the keychain was locked since the passcode was given"
                 return release

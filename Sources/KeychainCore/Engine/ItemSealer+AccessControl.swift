@@ -120,6 +120,6 @@ extension ItemSealer {
 extension FactorRelease {
     /// A request that brought no authentication: constrained items need the user.
     static func none(_ keybag: Keybag) -> FactorRelease {
-        FactorRelease(authentication: nil, deviceKey: keybag.deviceKey)
+        FactorRelease(authentication: nil, deviceKey: keybag.deviceKey, keychainHasPasscode: keybag.hasPasscode)
     }
 }

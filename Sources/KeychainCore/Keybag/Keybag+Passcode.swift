@@ -15,13 +15,14 @@ extension Keybag {
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
         if keys[.akpu] == nil { keys[.akpu] = try SecretKey.random() }
         var record = self.record
-        record.passcodeFactor = try passcodeFactor(for: newPasscode, current: current)
+        record.passcodeFactor = try passcodeFactor(for: newPasscode, current: current, replacing: isPasscodeFactorAltered)
         record.passcode = newPasscode.parameters
         try Self.rewrap(
             keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: newPasscode.key))
         record = try attempts.sealing(record, indexKey: indexKey)
         try database.writeTransaction { () throws(EngineError) in try record.save(to: database) }
         self.record = record
+        isPasscodeFactorAltered = false
         try load(keys)
         return true
     }
@@ -47,6 +48,7 @@ extension Keybag {
             try record.save(to: database)
         }
         self.record = record
+        isPasscodeFactorAltered = false
         unload([.akpu])
         try load(keys)
         return true

@@ -18,7 +18,11 @@ extension Keybag {
         guard hasPasscode else { return true }
         guard passcode.matches(record.passcode) else { return false }
         try load(try verify(passcode, in: database, now: now))
-        if record.passcodeFactor == nil {
+        if let factor = record.passcodeFactor {
+            // The typed passcode opens the factor too: a public key put in place of its own is found here.
+            isPasscodeFactorAltered =
+                (try? factor.open(keybag: record.uuid, deviceKey: deviceKey, passcodeKey: passcode.key)) == nil
+        } else {
             // A passcode set before access control existed: its factor is made at the first unlock since.
             var upgraded = record
             upgraded.passcodeFactor = try PasscodeFactor.generate(

@@ -32,6 +32,9 @@ final class Keybag {
     /// Changes at every lock (and differs between openings): a passcode a caller kept from an earlier epoch no
     /// longer opens items with access control, since a lock ends every reuse.
     var lockEpoch = UInt64.random(in: 1...UInt64.max)
+    /// Set by an unlock whose passcode did not open the passcode factor: its public key was replaced, so no item
+    /// may be sealed to it.
+    var isPasscodeFactorAltered = false
     /// Removes the items of a protection class (all items when `nil`), recording each removal in the change log:
     /// passcode removal deletes `akpu` items, the erase after too many wrong passcodes deletes all.
     var removeItems: (ProtectionClass?, Date) throws(EngineError) -> Void = { _, _ throws(EngineError) in
