@@ -203,7 +203,8 @@ struct AccessControlEngineTests {
         #expect(needed?.neededFactors == [.applicationPassword])
         try keychain.engine.setPasscode("9999", current: nil)
         #expect(
-            try read(keychain.engine, account: "either", ItemAuthentication(passcode: "9999", applicationPassword: "pw"))
+            try read(
+                keychain.engine, account: "either", ItemAuthentication(passcode: "9999", applicationPassword: "pw"))
                 == Data("s3cret".utf8))
         #expect(
             status { _ = try read(keychain.engine, account: "either", ItemAuthentication(passcode: "9999")) }

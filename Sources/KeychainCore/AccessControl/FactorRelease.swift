@@ -44,7 +44,8 @@ struct FactorRelease {
         else {
             throw EngineError(
                 .authFailed,
-                "the item \(item) needs the keychain passcode (access control: \(constraint)), and the keychain has none")
+                "the item \(item) needs the keychain passcode (access control: \(constraint)), and the keychain has none"
+            )
         }
         let missing =
             constraint.needsAnyFactor

@@ -15,7 +15,8 @@ extension Keybag {
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
         if keys[.akpu] == nil { keys[.akpu] = try SecretKey.random() }
         var record = self.record
-        record.passcodeFactor = try passcodeFactor(for: newPasscode, current: current, replacing: isPasscodeFactorAltered)
+        record.passcodeFactor = try passcodeFactor(
+            for: newPasscode, current: current, replacing: isPasscodeFactorAltered)
         record.passcode = newPasscode.parameters
         try Self.rewrap(
             keys, into: &record, with: try Self.keyEncryptionKey(deviceKey: deviceKey, passcodeKey: newPasscode.key))
