@@ -20,11 +20,9 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq's API for the PostgreSQL sync store, loaded with dlopen on first use instead of linked (its header
+        // comes from Debian's libpq-dev, its library from libpq5).
+        .target(name: "CLibPQ"),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

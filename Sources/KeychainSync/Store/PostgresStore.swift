@@ -34,6 +34,7 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
             throw SyncStoreError(.invalidURL, "\(description) is not a postgresql:// or postgres:// URL")
         }
+        try Self.loadLibPQ()
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(url, &message) else {
             var reason = message.map { String(cString: $0) } ?? "libpq is out of memory"
@@ -162,6 +163,14 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
     }
 
     /// `url` with the password of its user part and any `password=` parameter replaced by `***`.
+    /// Loads libpq on first use (it is not linked: see CLibPQ.h); without it the store is unavailable, naming why.
+    static func loadLibPQ() throws(SyncStoreError) {
+        var error = [CChar](repeating: 0, count: 512)
+        guard ck_libpq_load(&error, error.count) == 0 else { return }
+        let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw SyncStoreError(.unavailable, "the PostgreSQL store needs libpq: \(reason)")
+    }
+
     static func hidingPassword(_ url: String) -> String {
         var text = url
         if let password = userPassword(in: text) { text.replaceSubrange(password, with: "***") }
