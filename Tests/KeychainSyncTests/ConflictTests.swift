@@ -53,6 +53,21 @@ struct ConflictTests {
         #expect(history.contains { String(decoding: $0.data, as: UTF8.self) != expected })
     }
 
+    /// Found by review: primary keys compared with separators alone made these two keys equal, and the lower-UUID
+    /// rule hid one of the items on every device.
+    @Test("two primary keys that differ only where a separator would fall are two items everywhere")
+    func primaryKeysDoNotCollide() throws {
+        let circle = try TestCircle(.memory, devices: 2)
+        let (a, b) = (circle.devices[0], circle.devices[1])
+        _ = try a.add(account: "a\u{0}b", service: "c", secret: "first")
+        _ = try b.add(account: "a", service: "b\u{0}c", secret: "second")
+        try circle.syncAll(rounds: 2)
+        try circle.expectConverged()
+        #expect(try a.synchronizableItems().count == 2)
+        #expect(try b.secret(account: "a\u{0}b", service: "c") == "first")
+        #expect(try a.secret(account: "a", service: "b\u{0}c") == "second")
+    }
+
     @Test("a clock a day fast does not win over an edit made after its version was seen", arguments: StoreFactory.all)
     func skewedClock(factory: StoreFactory) throws {
         let circle = try TestCircle(factory, devices: 3)

@@ -62,6 +62,11 @@ extension SyncDevice {
                 guard trust.excluded[device] == nil else {
                     throw SyncError(.notTrusted, "the device with code \(wanted) was removed from the circle")
                 }
+                // Two requests with one code: someone made a key pair to match the code shown; approve neither.
+                guard match == nil else {
+                    throw SyncError(
+                        .notTrusted, "two join requests in the store have the code \(wanted): none is approved")
+                }
                 match = (device, candidate)
             }
             guard let (device, candidate) = match else {

@@ -47,16 +47,20 @@ struct ItemContent: Codable, Sendable, Equatable {
 
     /// The primary key (access group and the class's key attributes, missing ones as empty), as canonical bytes:
     /// two items with equal bytes cannot both be in one keychain.
+    /// Each value is length-prefixed (found by review: with separators alone, an account holding one could make two
+    /// different keys equal, and the lower-UUID rule would hide an item).
     var primaryKeyBytes: Data {
         var bytes = Data(itemClass.rawValue.utf8)
         for key in [AttributeKey.accessGroup] + itemClass.primaryKey {
-            bytes.append(0)
+            let value: [UInt8]
             switch attributes[key] {
-            case .string(let text): bytes.append(contentsOf: Array(text.utf8))
-            case .data(let data): bytes.append(data)
-            case .integer(let number): bytes.append(contentsOf: Array(String(number).utf8))
-            case .none, .date, .bool: break
+            case .string(let text): value = Array(text.utf8)
+            case .data(let data): value = Array(data)
+            case .integer(let number): value = Array(String(number).utf8)
+            case .none, .date, .bool: value = []
             }
+            bytes.append(contentsOf: withUnsafeBytes(of: UInt32(value.count).littleEndian) { Array($0) })
+            bytes.append(contentsOf: value)
         }
         return bytes
     }
