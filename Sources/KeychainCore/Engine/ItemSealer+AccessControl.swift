@@ -58,10 +58,13 @@ extension ItemSealer {
     }
 
     /// Opens a row with access control: its attributes always (they need no factor), its data when asked and the
-    /// factors allow, and what an update needs when `keepsSealing` is set.
+    /// factors allow, and what an update needs when `keepsSealing` is set. Returns `nil` when `matches` refuses the
+    /// attributes: it is asked before anything else is opened, so only an item the query matches may ask for the
+    /// user's authentication.
     func openConstrained(
-        _ row: StoredRow, keybag: Keybag, data: Bool, keepsSealing: Bool, release: FactorRelease?
-    ) throws(EngineError) -> ConstrainedOpening {
+        _ row: StoredRow, keybag: Keybag, data: Bool, keepsSealing: Bool, release: FactorRelease?,
+        where matches: (ItemAttributes) -> Bool
+    ) throws(EngineError) -> ConstrainedOpening? {
         let (opened, _) = try open(row, keybag: keybag, attributes: true, data: false)
         guard var attributes = opened, let stored = attributes[.accessControl]?.dataValue, stored.count == 5 + 32,
             let secret = row.secret
@@ -72,6 +75,8 @@ extension ItemSealer {
         guard constraint.flags.rawValue == row.accessFlags else {
             throw .decode("the stored item \(row.persistentReference)'s access control column was altered")
         }
+        attributes[.accessControl] = constraint.attributeValue
+        guard matches(attributes) else { return nil }
         // The item key again (the open above zeroed it), to check the envelope's digest and open it.
         let itemKey = try SecretKey.zeroed()
         var associatedData: [UInt8] = []
@@ -84,7 +89,6 @@ extension ItemSealer {
                 "the stored item \(row.persistentReference)'s sealed secret is not its own: it was altered or moved")
         }
         let envelope = try AccessEnvelope(decoding: secret)
-        attributes[.accessControl] = constraint.attributeValue
         var opening = ConstrainedOpening(attributes: attributes)
         if keepsSealing {
             opening.sealing = AccessSealing(constraint: constraint, itemKey: itemKey, keptEnvelope: envelope)

@@ -75,6 +75,12 @@ struct ItemSearch {
         let filter = try candidateFilter(for: query, itemClass: itemClass, caller: caller)
         let byPrimaryKey = filter.primaryKeyHashes != nil
         let opensAttributes = needs.contains(.attributes) || !byPrimaryKey
+        // A row found by its primary-key hash matches by that hash; any other by its attributes.
+        func matches(_ attributes: ItemAttributes) -> Bool {
+            guard !byPrimaryKey else { return true }
+            guard let group = attributes.string(.accessGroup), caller.canAccess(group) else { return false }
+            return query.matches(attributes, of: itemClass)
+        }
         try store.candidates(filter) { (row: StoredRow) throws(EngineError) -> Bool in
             let attributes: ItemAttributes?
             let data: Data?
@@ -87,19 +93,13 @@ struct ItemSearch {
                     }
                 }
                 if row.accessFlags != 0 {
-                    // Attributes first: only an item the query matches may ask for the user's authentication.
-                    var opening = try sealer.openConstrained(
-                        row, keybag: keybag, data: false, keepsSealing: needs.contains(.sealing), release: release)
-                    if !byPrimaryKey {
-                        guard let group = opening.attributes.string(.accessGroup), caller.canAccess(group),
-                            query.matches(opening.attributes, of: itemClass)
-                        else { return true }
-                    }
-                    if needs.contains(.sealing) ? needs.contains(.constrainedData) : needs.contains(.data) {
-                        opening = try sealer.openConstrained(
-                            row, keybag: keybag, data: true, keepsSealing: needs.contains(.sealing), release: release)
-                    }
-                    if opening.isSkipped { return true }
+                    let opensData = needs.contains(.sealing) ? needs.contains(.constrainedData) : needs.contains(.data)
+                    guard
+                        let opening = try sealer.openConstrained(
+                            row, keybag: keybag, data: opensData, keepsSealing: needs.contains(.sealing),
+                            release: release, where: matches),
+                        !opening.isSkipped
+                    else { return true }
                     (attributes, data, sealing) = (opening.attributes, opening.data, opening.sealing)
                 } else {
                     (attributes, data) = try sealer.open(
@@ -110,11 +110,8 @@ struct ItemSearch {
                 result.damagedRowIDs.append(row.rowID)
                 return true
             }
-            if let attributes, !byPrimaryKey {
-                guard let group = attributes.string(.accessGroup), caller.canAccess(group),
-                    query.matches(attributes, of: itemClass)
-                else { return true }
-            }
+            // A row with access control was matched as it opened.
+            if row.accessFlags == 0, let attributes, !matches(attributes) { return true }
             result.matches.append(
                 ItemMatch(
                     rowID: row.rowID, uuid: row.uuid, itemClass: row.itemClass, synchronizable: row.synchronizable,
