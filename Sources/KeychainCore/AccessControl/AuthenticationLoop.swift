@@ -41,8 +41,8 @@ public enum AuthenticationLoop {
         for round in 1...maximumRounds {
             do {
                 let result = try request(authentication)
-                if let typedPasscode {
-                    context.remember(passcode: typedPasscode, epoch: (try? backend.keybagStatus().lockEpoch) ?? 0)
+                if let typedPasscode, let epoch = authentication.passcodeEpoch {
+                    context.remember(passcode: typedPasscode, epoch: epoch)
                 }
                 return result
             } catch  where error.code == .authNeeded {
@@ -62,6 +62,9 @@ public enum AuthenticationLoop {
                     let typed = try context.ask(.passcode, reason: options.operationPrompt, attempt: round)
                     typedPasscode = typed.bytes
                     authentication.passcode = typed.text
+                    // The epoch is read before the request that carries the passcode: a lock between the two
+                    // makes the keychain refuse it (and ask again), rather than the context keep it past the lock.
+                    authentication.passcodeEpoch = try backend.keybagStatus().lockEpoch
                 case .applicationPassword:
                     let typed = try context.ask(.applicationPassword, reason: options.operationPrompt, attempt: round)
                     authentication.applicationPassword = typed.text
