@@ -10,31 +10,23 @@ extension Engine {
         var release = FactorRelease(
             authentication: authentication, deviceKey: deviceKey, keychainHasPasscode: hasPasscode)
         guard let authentication, let passcode = authentication.passcode else { return release }
-        for _ in 0..<3 {
-            let now = options.now()
-            let (stored, epoch) = try state.withLock {
-                (state) throws(EngineError) -> (KeybagRecord.Passcode?, UInt64) in
-                (try state.keybag.passcodeParameters(in: state.database, now: now), state.keybag.lockEpoch)
-            }
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             // Without a passcode there is no passcode factor: only another factor can open an item.
             guard let stored else {
                 release.keychainHasPasscode = false
-                return release
+                return true
             }
-            if let kept = authentication.passcodeEpoch, kept != epoch {
+            if let kept = authentication.passcodeEpoch, kept != state.withLock({ $0.keybag.lockEpoch }) {
                 release.passcodeRefusal = "the keychain was locked since the passcode was given"
-                return release
+                return true
             }
             let stretched = try StretchedPasscode(passcode, parameters: stored)
-            let pair = try state.withLock { (state) throws(EngineError) -> KeyAgreementKeyPair? in
+            release.passcodePair = try state.withLock { (state) throws(EngineError) -> KeyAgreementKeyPair? in
                 try state.keybag.openPasscodeFactor(stretched, in: state.database, now: options.now())
             }
-            if let pair {
-                release.passcodePair = pair
-                return release
-            }
+            return release.passcodePair != nil
         }
-        throw EngineError(.authFailed, "the passcode kept changing while it was being checked; try again")
+        return release
     }
 
     /// How a new item is sealed to its access control, or `nil` when it has none: refuses a constraint on a

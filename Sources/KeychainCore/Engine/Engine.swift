@@ -154,7 +154,7 @@ public final class Engine: KeychainBackend {
     /// process); the operation then starts over, a few times at most. `body` reads the clock again when it
     /// applies: an attempt is judged by when it ends, so a wrong attempt that started later but ended first
     /// cannot make this one look early.
-    private func withStretchedPasscode(
+    func withStretchedPasscode(
         _ body: (KeybagRecord.Passcode?) throws(EngineError) -> Bool
     ) throws(EngineError) {
         for _ in 0..<3 {
