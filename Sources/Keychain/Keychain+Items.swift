@@ -87,7 +87,7 @@ extension Keychain {
 
     private func addItem<Value: StoredItemValue>(_ item: Value, secret: Data) throws(KeychainError) -> Value {
         try perform("cannot add the \(item.summary)") { (connection, caller) throws(EngineError) -> Value in
-            try authenticated(connection) { (authentication) throws(EngineError) -> Value in
+            try authenticated(try connection.backend()) { (authentication) throws(EngineError) -> Value in
                 Value(
                     reading: try connection.add(
                         NewItem(
@@ -99,7 +99,7 @@ extension Keychain {
 
     private func addOrUpdateItem<Value: StoredItemValue>(_ item: Value, secret: Data) throws(KeychainError) -> Value {
         try perform("cannot store the \(item.summary)") { (connection, caller) throws(EngineError) -> Value in
-            try authenticated(connection) { (authentication) throws(EngineError) -> Value in
+            try authenticated(try connection.backend()) { (authentication) throws(EngineError) -> Value in
                 Value(
                     reading: try connection.addOrUpdate(
                         NewItem(
@@ -115,7 +115,7 @@ extension Keychain {
         reread.returning = .attributes
         return try perform("cannot update the \(item.summary)") {
             (connection, caller) throws(EngineError) -> Value in
-            _ = try authenticated(connection) { (authentication) throws(EngineError) -> Int in
+            _ = try authenticated(try connection.backend()) { (authentication) throws(EngineError) -> Int in
                 var query = query
                 query.authentication = authentication
                 return try connection.update(
@@ -146,7 +146,7 @@ extension Keychain {
         return try perform("cannot read the secret of the \(item.summary)") {
             (connection, caller) throws(EngineError) -> Data? in
             do throws(EngineError) {
-                return try authenticated(connection) { (authentication) throws(EngineError) -> Data? in
+                return try authenticated(try connection.backend()) { (authentication) throws(EngineError) -> Data? in
                     var query = query
                     query.authentication = authentication
                     return try connection.backend().copyMatching(query, for: caller).first?.data ?? Data()
@@ -155,13 +155,6 @@ extension Keychain {
                 return nil
             }
         }
-    }
-
-    /// Runs a request through the authentication loop with this keychain's context and prompt.
-    private func authenticated<Output>(
-        _ connection: Connection, _ request: (ItemAuthentication) throws(EngineError) -> Output
-    ) throws(EngineError) -> Output {
-        try AuthenticationLoop.perform(authenticationOptions, backend: try connection.backend(), request)
     }
 
     private func itemsMatching<Query: StoredItemQuery>(_ query: Query) throws(KeychainError) -> [Query.Value] {

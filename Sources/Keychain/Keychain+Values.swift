@@ -112,8 +112,7 @@ extension Keychain {
             query.returning = .data
             let backend = try connection.backend()
             do throws(EngineError) {
-                return try AuthenticationLoop.perform(authenticationOptions, backend: backend) {
-                    (authentication) throws(EngineError) -> Data? in
+                return try authenticated(backend) { (authentication) throws(EngineError) -> Data? in
                     query.authentication = authentication
                     return try backend.copyMatching(query, for: caller).first?.data ?? Data()
                 }
@@ -131,8 +130,7 @@ extension Keychain {
         attributes[.label] = label.map { .string($0) }
         attributes[.synchronizable] = .bool(isSynchronizable)
         if let accessControl { attributes[.accessControl] = try AccessConstraint(flags: accessControl).attributeValue }
-        _ = try AuthenticationLoop.perform(authenticationOptions, backend: try connection.backend()) {
-            (authentication) throws(EngineError) -> Item in
+        _ = try authenticated(try connection.backend()) { (authentication) throws(EngineError) -> Item in
             try connection.addOrUpdate(
                 NewItem(
                     itemClass: .genericPassword, attributes: attributes, data: data, authentication: authentication),
@@ -140,8 +138,13 @@ extension Keychain {
         }
     }
 
-    /// The authentication loop's options: this keychain's context and prompt.
-    var authenticationOptions: AuthenticationLoop.Options {
-        AuthenticationLoop.Options(context: authenticationContext, operationPrompt: operationPrompt)
+    /// Runs a request through the authentication loop with this keychain's context and prompt (the key-value API
+    /// and the typed items both use it).
+    func authenticated<Output>(
+        _ backend: any KeychainBackend, _ request: (ItemAuthentication) throws(EngineError) -> Output
+    ) throws(EngineError) -> Output {
+        try AuthenticationLoop.perform(
+            AuthenticationLoop.Options(context: authenticationContext, operationPrompt: operationPrompt),
+            backend: backend, request)
     }
 }
