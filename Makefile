@@ -3,16 +3,27 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench cli install uninstall soak files-soak docs fuzz-security fuzz-files fuzz-daemon \
+.PHONY: bootstrap build test lint demo bench cli static-security install uninstall soak files-soak docs fuzz-security fuzz-files fuzz-daemon \
 	clean
 
 # Release builds link the Swift runtime in (-static-stdlib), not position-independent (no relocations of the
 # binary at start), and libsodium and SQLite from Debian dynamically; libpq is loaded with dlopen only when a
-# PostgreSQL sync store is used (CLibPQ). They were fully static until sync: libpq cannot be linked statically
-# (its GSSAPI and LDAP dependencies ship no static libraries), and dlopen in a static executable would load a
-# second C library. A `security` command costs about 3 ms more to start than fully static. Every release product
-# is built with the same flags, so switching between them rebuilds nothing.
+# PostgreSQL sync store is used (CLibPQ). Every product built with these flags shares .build, so switching between
+# them rebuilds nothing.
 RELEASE = -c release -Xswiftc -static-stdlib -Xlinker -no-pie
+# The release `security` is linked fully statically (its own scratch path): a command starts in about half the time
+# of the dynamic build (the dynamic loader binding a 80 MB binary to libstdc++, libsodium and SQLite costs about
+# 2 ms). A static program cannot load libpq (Debian ships no static libpq that links), so it hands its sync verbs to
+# its twin `security-libpq`, the same tool built with $(RELEASE), found beside it (DynamicTwin.swift).
+STATIC_RELEASE = -c release -Xswiftc -static-executable --scratch-path .build/static
+STATIC_BIN = $$($(SWIFT) build $(STATIC_RELEASE) --show-bin-path)
+RELEASE_BIN = $$($(SWIFT) build $(RELEASE) --show-bin-path)
+
+# The static `security` and its twin beside it (a link to the dynamic build's `security`).
+static-security: bootstrap
+	$(SWIFT) build $(STATIC_RELEASE) --product security
+	$(SWIFT) build $(RELEASE) --product security
+	ln -sf "$$(realpath $(RELEASE_BIN)/security)" $(STATIC_BIN)/security-libpq
 
 bootstrap:
 	@scripts/bootstrap
@@ -34,18 +45,18 @@ demo: bootstrap
 
 # keychain-bench also times the release `security` and keychaind as whole processes, so they are built; its sync
 # figures run on a folder store and on a throwaway PostgreSQL server (scripts/with-test-postgres).
-bench: bootstrap
+bench: bootstrap static-security
 	$(SWIFT) build $(RELEASE) --product keychain-bench
-	$(SWIFT) build $(RELEASE) --product security
 	$(SWIFT) build $(RELEASE) --product keychaind
-	scripts/with-test-postgres $$($(SWIFT) build $(RELEASE) --show-bin-path)/keychain-bench $(BENCH_ARGS)
+	KEYCHAIN_BENCH_SECURITY=$(STATIC_BIN)/security \
+		scripts/with-test-postgres $(RELEASE_BIN)/keychain-bench $(BENCH_ARGS)
 
 # The release `security` command; prints where it is (copy it anywhere on your PATH).
-cli: bootstrap
-	$(SWIFT) build $(RELEASE) --product security
-	@echo $$($(SWIFT) build $(RELEASE) --show-bin-path)/security
+cli: static-security
+	@echo $(STATIC_BIN)/security
 
-# `make install`: the static release `security` and `keychaind` into $(DESTDIR)$(PREFIX)/bin, keychaind's systemd
+# `make install`: the static release `security` and `keychaind` into $(DESTDIR)$(PREFIX)/bin (the twin
+# security-libpq, for the sync verbs, into $(PREFIX)/libexec/swift-keychain), keychaind's systemd
 # units into $(DESTDIR)$(UNITDIR) (their /usr/local rewritten to $(PREFIX)), the daemon's system user `keychaind`
 # when it is missing, and the socket enabled and started only when systemd runs this machine (and DESTDIR is
 # empty: a staged install touches nothing live). `make uninstall` stops and removes them; the keychains in
@@ -55,12 +66,12 @@ DESTDIR ?=
 UNITDIR ?= /etc/systemd/system
 # The sync agent's user unit (`systemctl --user enable --now keychain-sync.service`, per user, after sync-init/join).
 USERUNITDIR ?= /etc/systemd/user
-install: bootstrap
-	$(SWIFT) build $(RELEASE) --product security
+install: static-security
 	$(SWIFT) build $(RELEASE) --product keychaind
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR)
-	install -m 0755 $$($(SWIFT) build $(RELEASE) --show-bin-path)/security $(DESTDIR)$(PREFIX)/bin/security
-	install -m 0755 $$($(SWIFT) build $(RELEASE) --show-bin-path)/keychaind $(DESTDIR)$(PREFIX)/bin/keychaind
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/swift-keychain $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(STATIC_BIN)/security $(DESTDIR)$(PREFIX)/bin/security
+	install -m 0755 $(RELEASE_BIN)/security $(DESTDIR)$(PREFIX)/libexec/swift-keychain/security-libpq
+	install -m 0755 $(RELEASE_BIN)/keychaind $(DESTDIR)$(PREFIX)/bin/keychaind
 	install -m 0644 systemd/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.socket
 	sed 's#/usr/local/bin/keychaind#$(PREFIX)/bin/keychaind#' systemd/keychaind.service \
 		> $(DESTDIR)$(UNITDIR)/keychaind.service
@@ -84,6 +95,8 @@ uninstall:
 		systemctl disable --now keychaind.socket keychaind.service || true; \
 	fi
 	rm -f $(DESTDIR)$(PREFIX)/bin/security $(DESTDIR)$(PREFIX)/bin/keychaind
+	rm -f $(DESTDIR)$(PREFIX)/libexec/swift-keychain/security-libpq
+	rmdir $(DESTDIR)$(PREFIX)/libexec/swift-keychain 2>/dev/null || true
 	rm -f $(DESTDIR)$(UNITDIR)/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.service
 	rm -f $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi

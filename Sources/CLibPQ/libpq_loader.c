@@ -2,8 +2,16 @@
 #include "CLibPQ.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+
+// The executable's dynamic section: defined by the linker in every dynamically linked program, absent (so the weak
+// reference is null) in a statically linked one.
+extern ElfW(Dyn) _DYNAMIC[] __attribute__((weak));
+
+int ck_process_is_static(void) { return _DYNAMIC == NULL; }
 
 static struct {
     void (*PQclear)(PGresult *res);
@@ -36,6 +44,14 @@ static int loaded;
 static char load_error[512];
 
 static void load(void) {
+    // dlopen in a static program maps a second C library for libpq, whose state (its threads' TLS, malloc) the
+    // program's own never set up: it crashes on the first thread that calls in.
+    if (ck_process_is_static()) {
+        snprintf(load_error, sizeof load_error,
+                 "this program is linked statically, and a static program cannot load libpq.so.5 (use one linked "
+                 "dynamically: the release `security` hands its sync verbs to security-libpq, installed beside it)");
+        return;
+    }
     void *handle = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *reason = dlerror();

@@ -57,7 +57,7 @@ public struct ProtectedFiles: Sendable {
     public init(directory: URL? = nil) throws(FileProtectionError) {
         let storage =
             directory.map { KeychainStorage.directory($0) }
-            ?? .defaultStorage(environment: ProcessInfo.processInfo.environment)
+            ?? .defaultStorage()
         do throws(EngineError) {
             self.init(backend: try KeychainBackends.backend(for: storage))
         } catch {

@@ -150,10 +150,10 @@ public struct Keychain: Sendable {
 
     /// The environment default locations and the default identity are read from. A task-local, so tests can run
     /// code that uses the defaults against a temporary directory without touching the process's environment.
-    @TaskLocal static var environmentOverride: [String: String]?
+    @TaskLocal static var environmentOverride: ProcessEnvironment?
 
     /// The environment in effect.
-    static var environment: [String: String] { environmentOverride ?? ProcessInfo.processInfo.environment }
+    static var environment: ProcessEnvironment { environmentOverride ?? .current }
 
     /// Runs engine work for this keychain's identity, turning an engine error into a `KeychainError` that says
     /// what was being done.

@@ -156,6 +156,6 @@ public final class LAContext: AuthenticationContextProviding, Sendable {
 
     /// The keychain whose passcode is the device owner's: the process's default one.
     private static func backend() throws(EngineError) -> any KeychainBackend {
-        try KeychainBackends.backend(for: .defaultStorage(environment: ProcessInfo.processInfo.environment))
+        try KeychainBackends.backend(for: .defaultStorage())
     }
 }

@@ -23,9 +23,11 @@ enum CLIBench {
             tool, ["find-generic-password", "-a", "bench", "-s", "cli-bench", "-w", keychain])
     }
 
-    /// The release `security` beside this bench, if it is built.
+    /// The release `security`: `KEYCHAIN_BENCH_SECURITY` when set (`make bench` names the static build, which has a
+    /// scratch path of its own), else the one beside this bench, if it is built.
     static var tool: String? {
-        let tool = builtBeside("security")
+        let named = ProcessInfo.processInfo.environment["KEYCHAIN_BENCH_SECURITY"].flatMap { $0.isEmpty ? nil : $0 }
+        let tool = named ?? builtBeside("security")
         return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil
     }
 

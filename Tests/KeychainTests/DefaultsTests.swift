@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import TestSupport
 import Testing
 
@@ -44,7 +45,9 @@ struct DefaultsTests {
             </dict></plist>
             """.utf8
         ).write(to: entitlements)
-        let environment = ["KEYCHAIN_HOME": home.keychain.path, "KEYCHAIN_ENTITLEMENTS": entitlements.path]
+        let environment: ProcessEnvironment = [
+            "KEYCHAIN_HOME": home.keychain.path, "KEYCHAIN_ENTITLEMENTS": entitlements.path,
+        ]
         try Keychain.$environmentOverride.withValue(environment) {
             let keychain = Keychain(service: "api")
             try keychain.set("v", for: "k")
@@ -59,7 +62,9 @@ struct DefaultsTests {
         let home = try TemporaryDirectory()
         let entitlements = home.url.appendingPathComponent("bad.entitlements")
         try Data("not a plist".utf8).write(to: entitlements)
-        let environment = ["KEYCHAIN_HOME": home.keychain.path, "KEYCHAIN_ENTITLEMENTS": entitlements.path]
+        let environment: ProcessEnvironment = [
+            "KEYCHAIN_HOME": home.keychain.path, "KEYCHAIN_ENTITLEMENTS": entitlements.path,
+        ]
         Keychain.$environmentOverride.withValue(environment) {
             let keychain = Keychain(service: "api")
             let error = keychainError { try keychain.set("v", for: "k") }

@@ -13,7 +13,7 @@ let environment = ProcessInfo.processInfo.environment
 var unlockedKeychain: (any KeychainBackend)?
 if let passcode = environment["SEED_UNLOCK_PASSCODE"] {
     do {
-        let backend = try KeychainBackends.backend(for: .defaultStorage(environment: environment))
+        let backend = try KeychainBackends.backend(for: .defaultStorage())
         try backend.unlock(passcode: passcode)
         unlockedKeychain = backend
     } catch {

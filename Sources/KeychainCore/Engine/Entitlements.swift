@@ -42,7 +42,7 @@ extension Caller {
 
     /// The caller of the running process: ``resolve(environment:executablePath:)`` for this executable (its real
     /// path, links resolved, so an `.entitlements` file is found beside the real binary).
-    public static func current(environment: [String: String]) throws(EngineError) -> Caller {
+    public static func current(environment: ProcessEnvironment = .current) throws(EngineError) -> Caller {
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments.first ?? "swift-keychain"
@@ -52,11 +52,11 @@ extension Caller {
     /// The caller of a process: the plist named by `KEYCHAIN_ENTITLEMENTS`, else `<executable>.entitlements`
     /// beside the executable, else the default identity (application identifier and only group: the executable's
     /// name).
-    public static func resolve(environment: [String: String], executablePath: String) throws(EngineError) -> Caller {
+    public static func resolve(environment: ProcessEnvironment, executablePath: String) throws(EngineError) -> Caller {
         let executable = URL(fileURLWithPath: executablePath)
         let name = executable.lastPathComponent
         let path: String
-        if let named = environment["KEYCHAIN_ENTITLEMENTS"], !named.isEmpty {
+        if let named = environment.nonEmpty("KEYCHAIN_ENTITLEMENTS") {
             path = named
         } else {
             let beside = executable.path + ".entitlements"

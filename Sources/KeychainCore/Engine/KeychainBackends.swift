@@ -77,22 +77,17 @@ extension KeychainBackends {
     /// The process's client of keychaind at `socketPath`, for the calling user's keychain or (root only) `user`'s.
     package static func daemonClient(socketPath: String, user: UInt32?) -> DaemonClient {
         daemonClients.withLock { clients in
-            let key = DaemonClientKey(socketPath: socketPath, user: user)
-            if let client = clients[key] { return client }
+            if let client = clients.first(where: { $0.socketPath == socketPath && $0.user == user }) { return client }
             let client = DaemonClient(socketPath: socketPath, user: user)
-            clients[key] = client
+            clients.append(client)
             return client
         }
     }
 }
 
-private struct DaemonClientKey: Hashable {
-    var socketPath: String
-    var user: UInt32?
-}
-
-/// The daemon clients of this process: one connection per socket and user, shared by every module.
-private let daemonClients = Mutex<[DaemonClientKey: DaemonClient]>([:])
+/// The clients made so far, one per socket and user. A list, not a dictionary: a process has one or two, and a
+/// dictionary keyed by a type of ours costs a short command its metadata and conformance lookups at first use.
+private let daemonClients = Mutex<[DaemonClient]>([])
 
 /// The engines open in this process, by keychain directory (symbolic links resolved): the process's one cache.
 private enum OpenEngines {

@@ -28,14 +28,14 @@ public enum KeychainStorage: Sendable, Equatable, CustomStringConvertible {
     ///   Once a daemon has answered, the process keeps using it (while it restarts, calls fail with
     ///   ``EngineError/Code/notAvailable``), so it never falls back to another keychain, and later values make no
     ///   round trip to find out.
-    public static func defaultStorage(environment: [String: String]) -> KeychainStorage {
+    public static func defaultStorage(environment: ProcessEnvironment = .current) -> KeychainStorage {
         switch environment["KEYCHAIN_DAEMON"] {
         case "off":
             return .directory(defaultDirectory(environment: environment))
         case let path? where !path.isEmpty:
             return .daemon(socketPath: path)
         default:
-            if let home = environment["KEYCHAIN_HOME"], !home.isEmpty {
+            if environment.nonEmpty("KEYCHAIN_HOME") != nil {
                 return .directory(defaultDirectory(environment: environment))
             }
             if defaultDaemonAnswers() { return .daemon(socketPath: DaemonSocket.defaultPath) }
@@ -45,14 +45,14 @@ public enum KeychainStorage: Sendable, Equatable, CustomStringConvertible {
 
     /// The default directory: `$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else
     /// `~/.local/share/swift-keychain`.
-    public static func defaultDirectory(environment: [String: String]) -> URL {
-        if let home = environment["KEYCHAIN_HOME"], !home.isEmpty {
+    public static func defaultDirectory(environment: ProcessEnvironment = .current) -> URL {
+        if let home = environment.nonEmpty("KEYCHAIN_HOME") {
             return URL(fileURLWithPath: home, isDirectory: true)
         }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+        if let data = environment.nonEmpty("XDG_DATA_HOME") {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("swift-keychain")
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment.nonEmpty("HOME") ?? NSHomeDirectory()
         return URL(fileURLWithPath: home, isDirectory: true)
             .appendingPathComponent(".local/share/swift-keychain", isDirectory: true)
     }

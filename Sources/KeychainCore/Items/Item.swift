@@ -86,9 +86,11 @@ public struct PersistentReference: Sendable, Hashable, Codable, CustomStringConv
 
     /// The reference's 20-byte form: the class's four ASCII characters, then the 16 UUID bytes.
     public var data: Data {
-        var bytes = Data(itemClass.rawValue.utf8)
-        bytes.append(uuidBytes)
-        return bytes
+        var bytes = [UInt8](itemClass.rawValue.utf8)
+        withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
+        // From a buffer: `Data(sequence)` asks the runtime whether the sequence is contiguous (a conformance
+        // lookup that scans every conformance in the binary the first time), which a short command notices.
+        return bytes.withUnsafeBufferPointer { Data(buffer: $0) }
     }
 
     /// The 16 bytes of the UUID.
@@ -98,7 +100,7 @@ public struct PersistentReference: Sendable, Hashable, Codable, CustomStringConv
 
     /// The 16 bytes of a UUID.
     static func bytes(of uuid: UUID) -> Data {
-        withUnsafeBytes(of: uuid.uuid) { Data($0) }
+        withUnsafeBytes(of: uuid.uuid) { Data(buffer: $0.bindMemory(to: UInt8.self)) }
     }
 
     /// Parses the 20-byte form, or returns `nil` when `data` is not a persistent reference.

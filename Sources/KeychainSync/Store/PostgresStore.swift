@@ -162,7 +162,6 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
         return String(decoding: prefix.utf8.dropLast() + [last], as: UTF8.self)
     }
 
-    /// `url` with the password of its user part and any `password=` parameter replaced by `***`.
     /// Loads libpq on first use (it is not linked: see CLibPQ.h); without it the store is unavailable, naming why.
     static func loadLibPQ() throws(SyncStoreError) {
         var error = [CChar](repeating: 0, count: 512)
@@ -171,6 +170,7 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
         throw SyncStoreError(.unavailable, "the PostgreSQL store needs libpq: \(reason)")
     }
 
+    /// `url` with the password of its user part and any `password=` parameter replaced by `***`.
     static func hidingPassword(_ url: String) -> String {
         var text = url
         if let password = userPassword(in: text) { text.replaceSubrange(password, with: "***") }

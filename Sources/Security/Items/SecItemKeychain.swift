@@ -54,7 +54,7 @@ final class ProcessKeychain: Sendable {
     static let shared = ProcessKeychain()
 
     private let opened = Mutex<SecItemKeychain?>(nil)
-    private let environment = ProcessInfo.processInfo.environment
+    private let environment = ProcessEnvironment.current
 
     func keychain() throws(EngineError) -> SecItemKeychain {
         try opened.withLock { (opened) throws(EngineError) -> SecItemKeychain in

@@ -34,7 +34,7 @@ enum DefaultKeychain {
         chosen.withLock { chosen in
             if let decided = chosen { return decided }
             let decided: DaemonTarget? =
-                switch KeychainStorage.defaultStorage(environment: ProcessInfo.processInfo.environment) {
+                switch KeychainStorage.defaultStorage() {
                 case .daemon(let socketPath): DaemonTarget(socketPath: socketPath, user: nil)
                 case .directory, .inMemory: nil
                 }
@@ -60,7 +60,7 @@ enum DefaultKeychain {
     /// `KEYCHAIN_DAEMON`, else the default socket, whatever `KEYCHAIN_HOME` says; a daemon must answer there.
     static func daemonSocket(for what: String) throws(ToolFailure) -> String {
         let socketPath: String
-        switch ProcessInfo.processInfo.environment["KEYCHAIN_DAEMON"] {
+        switch ProcessEnvironment.current["KEYCHAIN_DAEMON"] {
         case "off":
             throw .failed(
                 status: errSecNotAvailable,

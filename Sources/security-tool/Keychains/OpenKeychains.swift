@@ -11,7 +11,9 @@ import Security
 /// adding to the first group of this executable's identity (`security` unless an entitlements file says
 /// otherwise).
 final class OpenKeychains {
-    private var open: [String: Keychain] = [:]
+    /// Kept in a list, not a dictionary: a command opens one or two, and a dictionary of them costs a short command
+    /// the run-time's metadata and conformance lookups at first use.
+    private var open: [(path: String, keychain: Keychain)] = []
     private var identity: ApplicationIdentity?
     private var descriptions: [DaemonTarget: DaemonDescription] = [:]
 
@@ -39,7 +41,7 @@ final class OpenKeychains {
     /// The keychain at `location`, opened once. A keychain other than the default one must exist: otherwise
     /// `errSecNoSuchKeychain` (exit status 50) with `context` before the message.
     func keychain(at location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
-        if let keychain = open[location.path] { return keychain }
+        if let keychain = opened(location) { return keychain }
         // keychaind's keychain is not in a directory of this process: its embedded files are not looked for.
         guard location.daemon != nil || Keychain.exists(in: location.directory) || location.isDefault else {
             throw .keychain(
@@ -50,7 +52,7 @@ final class OpenKeychains {
 
     /// The keychain at `location`, opened once, and created when it does not exist (keychaind creates its own).
     func opening(_ location: KeychainLocation, context: String) throws(ToolFailure) -> Keychain {
-        if let keychain = open[location.path] { return keychain }
+        if let keychain = opened(location) { return keychain }
         let keychain: Keychain
         if let daemon = location.daemon {
             keychain = Keychain(
@@ -58,8 +60,13 @@ final class OpenKeychains {
         } else {
             keychain = Keychain(service: "", directory: location.directory, identity: try administrator())
         }
-        open[location.path] = keychain
+        open.append((location.path, keychain))
         return keychain
+    }
+
+    private func opened(_ location: KeychainLocation) -> Keychain? {
+        let path = location.path
+        return open.first { $0.path == path }?.keychain
     }
 
     /// Who the daemon says is calling (`describe`), asked once per daemon keychain.
@@ -97,7 +104,8 @@ final class OpenKeychains {
         let identity = try administrator()
         do throws(KeychainError) {
             let keychain = try Keychain.create(service: "", in: location.directory, identity: identity)
-            open[location.path] = keychain
+            close(location)
+            open.append((location.path, keychain))
             return keychain
         } catch {
             throw .keychain(error, context)
@@ -105,11 +113,12 @@ final class OpenKeychains {
     }
 
     /// The keychains opened so far.
-    var all: [Keychain] { Array(open.values) }
+    var all: [Keychain] { open.map(\.keychain) }
 
     /// Closes the keychain at `location` (before it is deleted).
     func close(_ location: KeychainLocation) {
-        open[location.path] = nil
+        let path = location.path
+        open.removeAll { $0.path == path }
     }
 
     /// Runs `body`; when it needs a protection class the lock withholds, asks for the passcode on the terminal,

@@ -82,6 +82,7 @@ enum SecurityTool {
             }
         }
         if arguments.first == "--" { arguments.removeFirst() }
+        if let verb = arguments.first, !isInteractive { DynamicTwin.handOff(verb: verb) }
         if !arguments.isEmpty { return execute(Array(arguments), in: session) }
         if isInteractive { return InteractiveSession(session: session, prompt: prompt).run() }
         return globalUsage(session)

@@ -14,19 +14,21 @@ package struct PinentryPrompter: SecretPrompter {
     /// How long pinentry has to exit after `BYE` before it is killed.
     private static let exitGrace = Duration.seconds(2)
 
-    private let environment: [String: String]
+    private let givenEnvironment: [String: String]?
     private let timeout: Duration
 
-    /// A prompter that finds pinentry through `environment` and gives up (killing it) after `timeout`.
-    package init(
-        environment: [String: String] = ProcessInfo.processInfo.environment, timeout: Duration = defaultTimeout
-    ) {
-        self.environment = environment
+    /// A prompter that finds pinentry through `environment` (`nil`: the process's, read when it asks: copying it is
+    /// a cost a command that never prompts should not pay) and gives up (killing it) after `timeout`.
+    package init(environment: [String: String]? = nil, timeout: Duration = defaultTimeout) {
+        givenEnvironment = environment
         self.timeout = timeout
     }
 
+    private var environment: [String: String] { givenEnvironment ?? ProcessInfo.processInfo.environment }
+
     /// The pinentry program that would run: its path, or why there is none.
     func program() -> Result<String, PromptFailure> {
+        let environment = self.environment
         if let named = environment["PINENTRY_PROGRAM"], !named.isEmpty {
             guard let path = ExecutableLookup.find(named, path: environment["PATH"]) else {
                 return .failure(.init("PINENTRY_PROGRAM is \"\(named)\", which is not an executable program"))
@@ -41,6 +43,7 @@ package struct PinentryPrompter: SecretPrompter {
 
     /// Asks through pinentry; see the type's description.
     package func ask(_ request: SecretPromptRequest) -> SecretPromptOutcome {
+        let environment = self.environment
         let path: String
         switch program() {
         case .success(let found): path = found

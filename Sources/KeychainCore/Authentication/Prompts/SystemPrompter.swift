@@ -7,8 +7,8 @@ package struct SystemPrompter: SecretPrompter {
     private let pinentry: PinentryPrompter
 
     /// A prompter whose pinentry is found through `environment` (`PINENTRY_PROGRAM`, `PATH`) and gets it (`DISPLAY`
-    /// and the like).
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// and the like); `nil`: the process's environment when it asks.
+    package init(environment: [String: String]? = nil) {
         terminal = TerminalPrompter()
         pinentry = PinentryPrompter(environment: environment)
     }
