@@ -63,16 +63,12 @@ func runDaemon() -> Int32 {
         let idleLock = IdleLock(interval: options.idleLock, keychains: keychains)
         keychains.startBackgroundSync()
         log("serving \(options.socketPath ?? "the activated socket") for \(options.stateDirectory.path)")
-        while true {
-            guard let socket = try listener.accept() else { continue }
+        ConnectionAcceptor(listener: listener) { socket in
             // A connection made before the listener passed credentials (a socket activator's first one) does not
             // inherit it; turned on here, before the handshake's reply, every request after it carries them.
             try? socket.passCredentials()
-            let connection = ClientConnection(socket: socket, dispatcher: dispatcher, activity: idleLock)
-            let thread = Thread { connection.serve() }
-            thread.name = "keychaind client"
-            thread.start()
-        }
+            ClientConnection(socket: socket, dispatcher: dispatcher, activity: idleLock).serve()
+        }.run()
     } catch let error as EngineError {
         log(error.message)
         return 1

@@ -13,6 +13,8 @@ public final class DaemonProcess: @unchecked Sendable {
     /// The daemon's state directory (`users/<uid>/` are the keychains).
     public var stateDirectory: URL { directory.url.appendingPathComponent("state", isDirectory: true) }
     private var process: Process?
+    /// The daemon's process identifier while it runs (under an activator: the activator's, which execs it).
+    public var processIdentifier: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
     private let extraArguments: [String]
     /// The socket activator the daemon is started through (`systemd-socket-activate`), if any.
     private let activator: URL?

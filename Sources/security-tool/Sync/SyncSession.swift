@@ -7,16 +7,19 @@ import Security
 /// What the sync verbs share: the keychain a device is (the embedded default one, `KEYCHAIN_HOME`), unlocked on
 /// the terminal when a passcode locks it, its backend, and its sync device on the store its sync state names.
 enum SyncSession {
-    /// The default keychain's location, refused when keychaind serves it: sync inside keychaind is not built yet,
-    /// so the embedded keychain is the device.
+    /// The default keychain's location, refused when keychaind serves it: the verbs work on a keychain's
+    /// directory, and keychaind syncs the keychains it serves by itself once they are set up (README, "Inside
+    /// keychaind"); sending the verbs through the daemon is not built.
     static func location() throws(ToolFailure) -> KeychainLocation {
         let location = KeychainLocation.standard
         guard location.daemon == nil else {
             throw .failed(
                 status: errSecUnimplemented,
                 message:
-                    "sync: the default keychain is keychaind's (\(location.path)), and sync inside keychaind is not "
-                    + "built yet: set KEYCHAIN_DAEMON=off and KEYCHAIN_HOME to sync an embedded keychain")
+                    "sync: the default keychain is keychaind's (\(location.path)), which syncs it by itself once it is "
+                    + "set up; the sync verbs work on a keychain's directory (as root: KEYCHAIN_DAEMON=off "
+                    + "KEYCHAIN_HOME=/var/lib/swift-keychain/users/UID security sync-init --store URL, then restart "
+                    + "keychaind), or set KEYCHAIN_DAEMON=off and KEYCHAIN_HOME to sync an embedded keychain")
         }
         return location
     }
