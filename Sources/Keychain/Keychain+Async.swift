@@ -101,6 +101,20 @@ extension Keychain {
         try await offload { keychain throws(KeychainError) in try keychain.items(matching: query) }
     }
 
+    /// The generic passwords a query matches with their secrets, in one request; see `itemsWithSecrets(matching:)`.
+    public func itemsWithSecrets(
+        matching query: GenericPassword.Query
+    ) async throws(KeychainError) -> [(item: GenericPassword, secret: Data)]? {
+        try await offload { keychain throws(KeychainError) in try keychain.itemsWithSecrets(matching: query) }
+    }
+
+    /// The internet passwords a query matches with their secrets, in one request; see `itemsWithSecrets(matching:)`.
+    public func itemsWithSecrets(
+        matching query: InternetPassword.Query
+    ) async throws(KeychainError) -> [(item: InternetPassword, secret: Data)]? {
+        try await offload { keychain throws(KeychainError) in try keychain.itemsWithSecrets(matching: query) }
+    }
+
     // MARK: Migration
 
     /// Moves the key-value API's items to another accessibility; see `migrateAccessibility(to:)`.

@@ -83,6 +83,24 @@ extension Keychain {
         try itemsMatching(query)
     }
 
+    /// The generic passwords a query matches, each with its secret, read in one request (one round trip through
+    /// keychaind). `nil` when one of them needs the user to authenticate before its secret is read (an item with
+    /// access control): this never asks, so read those one at a time with `secret(for:)`, which does. Empty when
+    /// none match; a locked item among them throws ``KeychainError/interactionNotAllowed``.
+    public func itemsWithSecrets(
+        matching query: GenericPassword.Query
+    ) throws(KeychainError) -> [(item: GenericPassword, secret: Data)]? {
+        try itemsWithSecretsMatching(query)
+    }
+
+    /// The internet passwords a query matches, each with its secret, read in one request; `nil` when one of them
+    /// needs the user to authenticate (see the generic-password form).
+    public func itemsWithSecrets(
+        matching query: InternetPassword.Query
+    ) throws(KeychainError) -> [(item: InternetPassword, secret: Data)]? {
+        try itemsWithSecretsMatching(query)
+    }
+
     // MARK: Private
 
     private func addItem<Value: StoredItemValue>(_ item: Value, secret: Data) throws(KeychainError) -> Value {
@@ -152,6 +170,26 @@ extension Keychain {
                     return try connection.backend().copyMatching(query, for: caller).first?.data ?? Data()
                 }
             } catch  where KeychainError.isNotFound(error) {
+                return nil
+            }
+        }
+    }
+
+    private func itemsWithSecretsMatching<Query: StoredItemQuery>(
+        _ query: Query
+    ) throws(KeychainError) -> [(item: Query.Value, secret: Data)]? {
+        var itemQuery = query.itemQuery
+        itemQuery.limit = .all
+        itemQuery.returning = [.attributes, .data]
+        return try perform("cannot list \(Query.Value.self) items") {
+            (connection, caller) throws(EngineError) -> [(item: Query.Value, secret: Data)]? in
+            do throws(EngineError) {
+                return try connection.backend().copyMatching(itemQuery, for: caller).map {
+                    (Query.Value(reading: $0), $0.data ?? Data())
+                }
+            } catch  where KeychainError.isNotFound(error) {
+                return []
+            } catch  where error.code == .authNeeded {
                 return nil
             }
         }

@@ -73,10 +73,11 @@ extension Command {
         letters: "a:c:C:d:D:j:l:p:P:r:s:t:w?X:UAT:", secrets: "wX")
 
     private static func addPassword<Item: PasswordItemOptions>(
-        _ type: Item.Type, name: String, help: String, usage: String, letters: String, secrets: String
+        _ type: Item.Type, name: String, help: String, usage: @escaping @autoclosure @Sendable () -> String,
+        letters: String, secrets: String
     ) -> Command {
         Command(
-            name: name, usage: usage, help: help,
+            name: name, usage: usage(), help: help,
             options: OptionSpecification(
                 letters,
                 long: [

@@ -59,6 +59,14 @@ extension Command {
             let onlyPassword = arguments.has("w")
             let withPassword = onlyPassword || arguments.has("g")
             let locations = try KeychainLocation.all(arguments.positionals)
+            let json = arguments.has(long: "json")
+            if withPassword, var read = try ItemLookup.firstWithSecret(criteria, in: locations, session) {
+                defer { read.secret.resetBytes(in: 0..<read.secret.count) }
+                printFound(read.item, read.secret, onlyPassword: onlyPassword, json: json, read.location, session)
+                return 0
+            }
+            // Without the password, or when an item with access control is among the candidates (its secret is
+            // read alone, asking the user).
             try ItemLookup.withFirst(criteria, in: locations, session) { found, location throws(ToolFailure) in
                 var secret: Data?
                 if withPassword {
@@ -66,8 +74,7 @@ extension Command {
                     guard secret != nil else { return false }
                 }
                 defer { SecretReader.zero(&secret) }
-                printFound(
-                    found, secret, onlyPassword: onlyPassword, json: arguments.has(long: "json"), location, session)
+                printFound(found, secret, onlyPassword: onlyPassword, json: json, location, session)
                 return true
             }
             return 0

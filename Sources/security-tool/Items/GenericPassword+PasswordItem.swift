@@ -24,6 +24,12 @@ extension GenericPassword: PasswordItem {
         try keychain.items(matching: query)
     }
 
+    static func itemsWithSecrets(
+        matching query: Query, in keychain: Keychain
+    ) throws(KeychainError) -> [(item: GenericPassword, secret: Data)]? {
+        try keychain.itemsWithSecrets(matching: query)
+    }
+
     func add(to keychain: Keychain, secret: Data) throws(KeychainError) -> GenericPassword {
         try keychain.add(self, secret: secret)
     }

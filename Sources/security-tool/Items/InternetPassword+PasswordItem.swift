@@ -33,6 +33,12 @@ extension InternetPassword: PasswordItem {
         try keychain.items(matching: query)
     }
 
+    static func itemsWithSecrets(
+        matching query: Query, in keychain: Keychain
+    ) throws(KeychainError) -> [(item: InternetPassword, secret: Data)]? {
+        try keychain.itemsWithSecrets(matching: query)
+    }
+
     func add(to keychain: Keychain, secret: Data) throws(KeychainError) -> InternetPassword {
         try keychain.add(self, secret: secret)
     }

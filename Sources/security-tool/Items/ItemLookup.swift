@@ -20,6 +20,41 @@ enum ItemLookup {
         }
     }
 
+    /// The first item the criteria match, looking in each keychain in turn, with its secret: read together in
+    /// one request per keychain (through keychaind, one round trip instead of two). `nil` when an item that needs
+    /// the user's authentication is among the candidates: ``withFirst(_:in:_:_:)`` and ``secret(of:in:_:)`` then
+    /// read it, asking. Throws `errSecItemNotFound` (exit status 44) when no keychain has a match.
+    static func firstWithSecret<Item: PasswordItem>(
+        _ criteria: ItemCriteria<Item>, in locations: [KeychainLocation], _ session: ToolSession
+    ) throws(ToolFailure) -> (item: Item, secret: Data, location: KeychainLocation)? {
+        let context = "SecKeychainSearchCopyNext"
+        for location in locations {
+            let keychain = try session.keychains.keychain(at: location, context: context)
+            let listed: [(item: Item, secret: Data)]?
+            do throws(KeychainError) {
+                listed = try session.keychains.unlocking(keychain, at: location) {
+                    () throws(KeychainError) -> [(item: Item, secret: Data)]? in
+                    try Item.itemsWithSecrets(matching: criteria.query, in: keychain)
+                }
+            } catch {
+                throw .keychain(error, context)
+            }
+            guard var found = listed else { return nil }
+            let first = found.indices.filter { criteria.matches(found[$0].item) }
+                .min { found[$0].item.listingOrder.lexicographicallyPrecedes(found[$1].item.listingOrder) }
+            // The chosen secret leaves the list (so the caller holds its only copy, and can overwrite it); the
+            // others are overwritten before they are let go.
+            var chosen: (item: Item, secret: Data, location: KeychainLocation)?
+            if let first {
+                chosen = (found[first].item, found[first].secret, location)
+                found[first].secret = Data()
+            }
+            for index in found.indices { found[index].secret.resetBytes(in: 0..<found[index].secret.count) }
+            if let chosen { return chosen }
+        }
+        throw .status(errSecItemNotFound, context)
+    }
+
     /// Hands the first item the criteria match to `body`, looking in each keychain in turn, as macOS's tool
     /// searches its list; `body` returns `false` when the item vanished meanwhile (another process removed it), and
     /// the search goes on. Throws `errSecItemNotFound` (exit status 44) when no keychain has a match.
