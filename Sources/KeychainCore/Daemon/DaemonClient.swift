@@ -162,23 +162,18 @@ package final class DaemonClient: KeychainBackend {
     /// call at once, each on its own connection), which goes back to the pool after a whole exchange.
     private func call(_ request: DaemonRequest, as caller: Caller? = nil) throws(EngineError) -> DaemonReply {
         let message = try DaemonCoding.encode(DaemonEnvelope(user: user, caller: caller, request: request))
-        var socket: SeqPacketSocket
-        var reused: Bool
+        let socket: SeqPacketSocket
         if let idle = idleConnections.withLock({ $0.popLast() }) {
-            (socket, reused) = (idle, true)
-        } else {
-            (socket, reused) = (try open(), false)
-        }
-        while true {
             do throws(EngineError) {
-                try socket.send(message)
-                break
+                try idle.send(message)
+                socket = idle
             } catch {
                 // An idle connection found closed before anything was sent (the daemon restarted): once more, on a
                 // new one. Nothing was carried out.
-                guard reused else { throw unavailable(error) }
-                (socket, reused) = (try open(), false)
+                socket = try open(sending: message)
             }
+        } else {
+            socket = try open(sending: message)
         }
         let received: (message: [UInt8], sender: MessageSender?)?
         do throws(EngineError) {
@@ -202,18 +197,38 @@ package final class DaemonClient: KeychainBackend {
 
     /// A new connection, after the version handshake.
     func open() throws(EngineError) -> SeqPacketSocket {
+        try open(sending: nil)
+    }
+
+    /// A new connection with `message` sent right behind the hello, before the welcome is read: the daemon reads
+    /// them in order, so a short-lived client spends one round trip on its first request, not two. When the daemon
+    /// refuses the hello it closes the connection without reading the request.
+    private func open(sending message: [UInt8]?) throws(EngineError) -> SeqPacketSocket {
         let socket: SeqPacketSocket
         do throws(EngineError) {
             socket = try SeqPacketSocket.connect(to: socketPath)
+            try socket.send(Self.hello)
+            if let message { try socket.send(message) }
         } catch {
             throw unavailable(error)
         }
-        return try Self.handshake(socket, path: socketPath)
+        return try Self.expectWelcome(socket, path: socketPath)
+    }
+
+    private static var hello: [UInt8] {
+        get throws(EngineError) {
+            try DaemonCoding.encode(DaemonEnvelope(request: .hello(version: DaemonCoding.version)))
+        }
     }
 
     @discardableResult
     private static func handshake(_ socket: SeqPacketSocket, path: String) throws(EngineError) -> SeqPacketSocket {
-        try socket.send(DaemonCoding.encode(DaemonEnvelope(request: .hello(version: DaemonCoding.version))))
+        try socket.send(hello)
+        return try expectWelcome(socket, path: path)
+    }
+
+    /// Reads the daemon's answer to the hello: its welcome, or why it refuses.
+    private static func expectWelcome(_ socket: SeqPacketSocket, path: String) throws(EngineError) -> SeqPacketSocket {
         guard let received = try socket.receive() else {
             throw EngineError(.notAvailable, "keychaind at \(path) closed the connection during the handshake")
         }
