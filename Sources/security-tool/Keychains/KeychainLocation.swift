@@ -14,8 +14,11 @@ import Keychain
 ///   as macOS keeps named keychains in `~/Library/Keychains` (the `.keychain` and `.keychain-db` suffixes are
 ///   dropped, so both spellings name one keychain).
 struct KeychainLocation: Hashable {
+    /// The directory an argument named, `nil` for the default keychain's (computed when asked: through keychaind
+    /// no command needs it, and a short command should not pay for reading the environment and making a URL).
+    private let namedDirectory: URL?
     /// The keychain's directory.
-    let directory: URL
+    var directory: URL { namedDirectory ?? Keychain.defaultDirectory }
     /// The argument as typed, `nil` for the default keychain (macOS's messages quote it as typed).
     let argument: String?
     /// keychaind serving the keychain, or `nil` when this process opens `directory` itself (every keychain named by
@@ -26,18 +29,18 @@ struct KeychainLocation: Hashable {
 
     /// The default keychain, named by `argument` (`login`) or by none.
     private static func standard(argument: String?) -> KeychainLocation {
-        KeychainLocation(directory: Keychain.defaultDirectory, argument: argument, daemon: DefaultKeychain.daemon)
+        KeychainLocation(namedDirectory: nil, argument: argument, daemon: DefaultKeychain.daemon)
     }
 
     /// Whether this is the default keychain, which is created on first use; others must exist. Computed when
     /// asked, so a keychain named by its path costs no look at the environment.
-    var isDefault: Bool { daemon != nil || directory.path == Keychain.defaultDirectory.path }
+    var isDefault: Bool { daemon != nil || namedDirectory.map { $0.path == Keychain.defaultDirectory.path } ?? true }
 
     /// The keychain an argument names. Throws a usage failure for an empty name or `.`/`..`.
     static func named(_ argument: String) throws(ToolFailure) -> KeychainLocation {
         if argument.contains("/") {
             let url = URL(fileURLWithPath: argument, isDirectory: true).standardizedFileURL
-            return KeychainLocation(directory: url, argument: argument)
+            return KeychainLocation(namedDirectory: url, argument: argument)
         }
         var name = argument
         for suffix in [".keychain-db", ".keychain"] where name.hasSuffix(suffix) {
@@ -49,7 +52,7 @@ struct KeychainLocation: Hashable {
         }
         if name == "login" { return standard(argument: argument) }
         let directory = namedKeychains.appendingPathComponent(name, isDirectory: true)
-        return KeychainLocation(directory: directory, argument: argument)
+        return KeychainLocation(namedDirectory: directory, argument: argument)
     }
 
     /// Where keychains named by a bare name live: `keychains` in the default keychain's directory.
