@@ -72,7 +72,7 @@ extension Command {
     }
 }
 
-extension ItemCriteria where Item: PasswordItemOptions {
+extension SearchCriteria where Item: PasswordItemOptions, Query == Item.Query {
     /// Every item of the class, in every access group, synchronizable or not.
     static func everything() throws(ToolFailure) -> ItemCriteria<Item> {
         try Item.criteria(from: ParsedArguments([], specification: OptionSpecification("")))
