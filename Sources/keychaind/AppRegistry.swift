@@ -117,6 +117,11 @@ final class AppRegistry: Sendable {
         guard found else { throw EngineError(.itemNotFound, "no app is registered at \(path)") }
     }
 
+    /// Whether some registration names the file with this device and inode (the first, cheap check of a sender).
+    func hasRegistration(device: UInt64, inode: UInt64) -> Bool {
+        registrations.withLock { list in list.contains { $0.device == device && $0.inode == inode } }
+    }
+
     /// The registration a message's sender is, if any: the process runs the same file (device, inode and
     /// content), is not traced, and — unless the registration allows insecure execution — started in
     /// secure-execution mode and sent the message with the app's setgid group (`sentGroup`).

@@ -29,6 +29,13 @@ struct Principal: Equatable, Sendable {
         if sender.uid == 0 {
             return Principal(uid: 0, caller: DaemonCallers.root, isRoot: true)
         }
+        // Most messages come from programs no registration names: a stat of /proc/PID/exe tells, before the status
+        // and auxiliary vector are read. A process that execs an app meanwhile is only ever taken for less.
+        guard let file = ProcessFacts.executableFile(pid: sender.pid),
+            registry.hasRegistration(device: file.device, inode: file.inode)
+        else {
+            return Principal(uid: sender.uid, caller: unregistered, isRoot: false)
+        }
         if let facts = ProcessFacts.read(pid: sender.pid),
             let app = registry.registration(for: facts, pid: sender.pid, sentGroup: sender.gid),
             sender.process?.isRunning ?? (ProcessFacts.read(pid: sender.pid) == facts)

@@ -34,6 +34,14 @@ struct ProcessFacts: Equatable {
             isSecureExecution: secure)
     }
 
+    /// The device and inode of the file `pid` runs (what `/proc/PID/exe` maps), or `nil` when the process is gone
+    /// or hidden.
+    static func executableFile(pid: Int32, procRoot: String = "/proc") -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat("\(procRoot)/\(pid)/exe", &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
     /// `AT_SECURE` (type 23) from the process's auxiliary vector: pairs of machine words, type then value.
     private static func secureExecution(auxv path: String) -> Bool? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
