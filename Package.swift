@@ -22,7 +22,7 @@ let package = Package(
         ),
         // libpq's API for the PostgreSQL sync store, loaded with dlopen on first use instead of linked (its header
         // comes from Debian's libpq-dev, its library from libpq5).
-        .target(name: "CLibPQ"),
+        .target(name: "CLibPQ", dependencies: ["CSystem"]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

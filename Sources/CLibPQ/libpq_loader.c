@@ -2,16 +2,10 @@
 #include "CLibPQ.h"
 
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 
-// The executable's dynamic section: defined by the linker in every dynamically linked program, absent (so the weak
-// reference is null) in a statically linked one.
-extern ElfW(Dyn) _DYNAMIC[] __attribute__((weak));
-
-int ck_process_is_static(void) { return _DYNAMIC == NULL; }
+#include "CSystem.h"
 
 static struct {
     void (*PQclear)(PGresult *res);

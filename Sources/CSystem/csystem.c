@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <nss.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -40,4 +42,16 @@ void ck_zero(void *bytes, size_t count) {
 __attribute__((noinline)) void ck_scrub_stack(void) {
     unsigned char scratch[64 * 1024];
     explicit_bzero(scratch, sizeof scratch);
+}
+
+// The executable's dynamic section: defined by the linker in every dynamically linked program, absent (so the weak
+// reference is null) in a statically linked one.
+extern ElfW(Dyn) _DYNAMIC[] __attribute__((weak));
+
+int ck_process_is_static(void) { return _DYNAMIC == NULL; }
+
+int ck_nss_use_files_only(void) {
+    int passwd = __nss_configure_lookup("passwd", "files");
+    int group = __nss_configure_lookup("group", "files");
+    return passwd == 0 && group == 0 ? 0 : -1;
 }

@@ -13,4 +13,5 @@ do throws(EngineError) {
     Console.writeAll(Array("security: warning: \(error.message)\n".utf8), to: STDERR_FILENO)
 }
 StandardStreams.secure()
+StaticLinking.restrictUserLookupsToFiles()
 exit(SecurityTool.run(rawArguments: StandardStreams.arguments()))

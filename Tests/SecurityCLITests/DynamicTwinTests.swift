@@ -1,5 +1,5 @@
 import Foundation
-import KeychainSync
+import KeychainCore
 import TestSupport
 import Testing
 
@@ -44,6 +44,6 @@ struct DynamicTwinTests {
 
     @Test("the tests' build is linked dynamically, so it loads libpq itself and hands nothing off")
     func dynamicBuild() {
-        #expect(!SyncStores.isStaticProcess)
+        #expect(!StaticLinking.isStatic)
     }
 }

@@ -12,7 +12,4 @@
 // this module may be called before it has returned 1.
 int ck_libpq_load(char *error, size_t size);
 
-// 1 when this program is linked statically (it has no dynamic section), where libpq cannot be loaded.
-int ck_process_is_static(void);
-
 #endif

@@ -11,6 +11,15 @@
 /// by the first call that failed (both are always attempted).
 int ck_disable_core_dumps(void);
 
+/// 1 when this program is linked statically (it has no dynamic section): it cannot load shared libraries safely
+/// (dlopen would map a second C library), so libpq and glibc's NSS modules are out of its reach.
+int ck_process_is_static(void);
+
+/// Makes this process's user and group lookups (getpwnam, getpwuid, getgrnam) read /etc/passwd and /etc/group
+/// only, whatever nsswitch.conf says: a static program would otherwise dlopen modules such as libnss_systemd for a
+/// name the files lack, and crash. Returns 0, or -1.
+int ck_nss_use_files_only(void);
+
 /// Whether the calling process is dumpable (prctl PR_GET_DUMPABLE): 1, 0, or -1 with errno.
 int ck_is_dumpable(void);
 

@@ -1,4 +1,3 @@
-import CLibPQ
 import Foundation
 
 /// Opens the ``SyncStore`` a URL names: the forms `security sync-init --store URL` and `sync-join` take.
@@ -9,10 +8,6 @@ import Foundation
 /// - `postgresql://…` or `postgres://…`, in any form libpq accepts (user, password, host, port, database, and
 ///   parameters such as `sslmode=require` or `host=/path/to/socket/directory`): a ``PostgresStore``, connected.
 public enum SyncStores {
-    /// Whether this program is linked statically, where the PostgreSQL store cannot work: libpq can only be loaded
-    /// into a dynamically linked program (CLibPQ.h).
-    public static var isStaticProcess: Bool { ck_process_is_static() != 0 }
-
     /// The store `url` names.
     /// - Throws: `.invalidURL`, naming the URL (its password hidden), when it is malformed or its scheme is none of
     ///   the above; what the store's initializer throws (`.unavailable` for a server that cannot be reached).

@@ -82,6 +82,10 @@ enum DefaultKeychain {
     private static func userID(_ argument: String) throws(ToolFailure) -> UInt32 {
         if let entry = getpwnam(argument) { return entry.pointee.pw_uid }
         if let uid = UInt32(argument), uid != UInt32.max { return uid }
-        throw .failed(status: errSecParam, message: "--user \(argument): no such user (give a user name or a uid)")
+        // A static tool reads /etc/passwd only (StaticLinking): its dynamic twin asks every NSS source.
+        DynamicTwin.handOff()
+        let searched = StaticLinking.isStatic ? " in /etc/passwd" : ""
+        throw .failed(
+            status: errSecParam, message: "--user \(argument): no such user\(searched) (give a user name or a uid)")
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
-import KeychainSync
+import KeychainCore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// The release `security` is linked statically, so that a command starts in about half the time; a static program
-/// cannot load libpq (see CLibPQ), which the PostgreSQL sync store needs. So the static tool hands its sync verbs
-/// to its twin, `security-libpq`: the same tool linked dynamically, installed beside it (`make install` puts it in
+/// cannot load libpq (see CLibPQ), which the PostgreSQL sync store needs, nor glibc's NSS modules (a `--user` name
+/// that is not in /etc/passwd). So the static tool hands its sync verbs, and such a name, to its twin, `security-libpq`: the same tool linked dynamically, installed beside it (`make install` puts it in
 /// `libexec/swift-keychain`). The hand-off is an `exec` before the verb does anything, with the same arguments,
 /// environment, terminal and standard streams, so nothing about the verb changes but the binary that runs it.
 enum DynamicTwin {
@@ -18,7 +18,14 @@ enum DynamicTwin {
     /// when no twin is installed (then the verb runs here: a folder store works, and a PostgreSQL store says it
     /// cannot load libpq, naming the twin).
     static func handOff(verb: String) {
-        guard handsOff(verb), SyncStores.isStaticProcess,
+        guard handsOff(verb) else { return }
+        handOff()
+    }
+
+    /// Replaces this process by the twin, with the same arguments, when it is static and the twin is installed;
+    /// returns otherwise. For what a static program cannot do at all (libpq; a user name only NSS modules know).
+    static func handOff() {
+        guard StaticLinking.isStatic,
             let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
             let twin = twin(of: me)
         else { return }
