@@ -201,8 +201,11 @@ package final class DaemonClient: KeychainBackend {
     }
 
     /// A new connection with `message` sent right behind the hello, before the welcome is read: the daemon reads
-    /// them in order, so a short-lived client spends one round trip on its first request, not two. When the daemon
-    /// refuses the hello it closes the connection without reading the request.
+    /// them in order, so a short-lived client spends one round trip on its first request, not two.
+    ///
+    /// A daemon that refuses the hello (another protocol version) closes the connection with the request unread,
+    /// and the kernel then resets it before its answer can be read; the request was not carried out, so the
+    /// client asks again without one, which reads why (and, should the daemon accept now, sends the request then).
     private func open(sending message: [UInt8]?) throws(EngineError) -> SeqPacketSocket {
         let socket: SeqPacketSocket
         do throws(EngineError) {
@@ -212,7 +215,17 @@ package final class DaemonClient: KeychainBackend {
         } catch {
             throw unavailable(error)
         }
-        return try Self.expectWelcome(socket, path: socketPath)
+        guard let message else { return try Self.expectWelcome(socket, path: socketPath) }
+        let welcome: (message: [UInt8], sender: MessageSender?)?
+        do throws(EngineError) {
+            welcome = try socket.receive()
+        } catch {
+            socket.close()
+            let plain = try open(sending: nil)
+            do throws(EngineError) { try plain.send(message) } catch { throw unavailable(error) }
+            return plain
+        }
+        return try Self.expectWelcome(welcome, path: socketPath, on: socket)
     }
 
     private static var hello: [UInt8] {
@@ -229,7 +242,14 @@ package final class DaemonClient: KeychainBackend {
 
     /// Reads the daemon's answer to the hello: its welcome, or why it refuses.
     private static func expectWelcome(_ socket: SeqPacketSocket, path: String) throws(EngineError) -> SeqPacketSocket {
-        guard let received = try socket.receive() else {
+        try expectWelcome(try socket.receive(), path: path, on: socket)
+    }
+
+    /// The socket, when `received` (the answer to its hello) is the welcome; else why the daemon refuses.
+    private static func expectWelcome(
+        _ received: (message: [UInt8], sender: MessageSender?)?, path: String, on socket: SeqPacketSocket
+    ) throws(EngineError) -> SeqPacketSocket {
+        guard let received else {
             throw EngineError(.notAvailable, "keychaind at \(path) closed the connection during the handshake")
         }
         guard !DaemonCoding.isVersion1(received.message) else {
