@@ -161,4 +161,43 @@ struct MidPassEditTests {
         #expect(try a.secret(account: "busy", service: "svc") == "edited during the pass")
         #expect(try secret() == "edited during the pass")
     }
+
+    @Test(
+        "an edit made right after a pass applied the item, before it reads it back, is sent by the next pass",
+        arguments: [false, true])
+    func editRightAfterApply(update: Bool) throws {
+        let circle = try TestCircle(.memory, devices: 1)
+        let a = circle.devices[0]
+        let directory = circle.temporary.url.appendingPathComponent("interposed", isDirectory: true)
+        let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
+        let backend = InterposedBackend(engine)
+        let view = DelayedView(circle.store)
+        try view.deliverAll()
+        let b = try SyncDevice.join(
+            directory: directory, backend: backend, store: view, storeURL: circle.url, name: "b")
+        try a.view.deliverAll()
+        try a.sync.approve(code: b.joinCode)
+        try a.add(account: "fresh", service: "svc", secret: "v1")
+        try a.sync.syncOnce()
+        try view.deliverAll()
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.account: .string("fresh")], synchronizable: .synchronizableOnly)
+        let edit: @Sendable () -> Void = {
+            _ = try? engine.update(query, with: ItemChanges(data: Data("edited at once".utf8)), for: TestDevice.caller)
+        }
+        if update {
+            // B holds v1 already; the pass that applies A's v2 (an update of the local item) is the one interposed.
+            try b.syncOnce()
+            try b.syncOnce()
+            try a.update(account: "fresh", service: "svc", secret: "v2")
+            try a.sync.syncOnce()
+            try view.deliverAll()
+        }
+        backend.afterNextWrite(edit)
+        try b.syncOnce()
+        try b.syncOnce()
+        try a.view.deliverAll()
+        try a.sync.syncOnce()
+        #expect(try a.secret(account: "fresh", service: "svc") == "edited at once")
+    }
 }

@@ -3,15 +3,29 @@ import KeychainCore
 import Synchronization
 
 /// A backend that passes every call to an engine and, once armed, runs an action right after the next change-feed
-/// read that finds nothing new returns: a user's write landing in the middle of a sync pass, between sending and applying.
+/// read that finds nothing new returns, or right after the next item write: a user's write landing in the middle of
+/// a sync pass (between sending and applying; between applying an item and reading it back).
 final class InterposedBackend: KeychainBackend {
     let engine: Engine
     private let pending = Mutex<(@Sendable () -> Void)?>(nil)
+    private let pendingAfterWrite = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(_ engine: Engine) { self.engine = engine }
 
     /// Runs `action` after the next `changes(since:for:limit:)`.
     func afterNextFeedRead(_ action: @escaping @Sendable () -> Void) { pending.withLock { $0 = action } }
+
+    /// Runs `action` after the next add or update has returned.
+    func afterNextWrite(_ action: @escaping @Sendable () -> Void) { pendingAfterWrite.withLock { $0 = action } }
+
+    private func wrote<Result>(_ result: Result) -> Result {
+        let action = pendingAfterWrite.withLock { state -> (@Sendable () -> Void)? in
+            defer { state = nil }
+            return state
+        }
+        action?()
+        return result
+    }
 
     func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch {
         let batch = try engine.changes(since: sequence, for: caller, limit: limit)
@@ -26,7 +40,9 @@ final class InterposedBackend: KeychainBackend {
         return batch
     }
 
-    func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item { try engine.add(item, for: caller) }
+    func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
+        wrote(try engine.add(item, for: caller))
+    }
     func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item] {
         try engine.add(items, for: caller)
     }
@@ -37,7 +53,7 @@ final class InterposedBackend: KeychainBackend {
         try engine.copyMatching(query, for: caller)
     }
     func update(_ query: ItemQuery, with changes: ItemChanges, for caller: Caller) throws(EngineError) -> Int {
-        try engine.update(query, with: changes, for: caller)
+        wrote(try engine.update(query, with: changes, for: caller))
     }
     func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
         try engine.delete(query, for: caller)
