@@ -115,10 +115,11 @@ struct ConflictTests {
 /// A local write that lands in the middle of a pass is not overwritten by what the pass applies.
 @Suite("Sync mid-pass edits")
 struct MidPassEditTests {
-    @Test("an edit made between a pass's sending and applying survives, and wins as the newer version")
-    func editDuringPass() throws {
-        let circle = try TestCircle(.memory, devices: 1)
-        let a = circle.devices[0]
+    /// Device B of `circle` (whose first device approves it), on an engine behind an interposed backend, reading
+    /// the store through a view that delivers when told.
+    private func interposedDevice(
+        joining circle: TestCircle
+    ) throws -> (SyncDevice, Engine, InterposedBackend, DelayedView) {
         let directory = circle.temporary.url.appendingPathComponent("interposed", isDirectory: true)
         let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
         let backend = InterposedBackend(engine)
@@ -126,8 +127,16 @@ struct MidPassEditTests {
         try view.deliverAll()
         let b = try SyncDevice.join(
             directory: directory, backend: backend, store: view, storeURL: circle.url, name: "b")
-        try a.view.deliverAll()
-        try a.sync.approve(code: b.joinCode)
+        try circle.devices[0].view.deliverAll()
+        try circle.devices[0].sync.approve(code: b.joinCode)
+        return (b, engine, backend, view)
+    }
+
+    @Test("an edit made between a pass's sending and applying survives, and wins as the newer version")
+    func editDuringPass() throws {
+        let circle = try TestCircle(.memory, devices: 1)
+        let a = circle.devices[0]
+        let (b, engine, backend, view) = try interposedDevice(joining: circle)
         try a.add(account: "busy", service: "svc", secret: "v1")
         try a.sync.syncOnce()
         try view.deliverAll()
@@ -168,15 +177,7 @@ struct MidPassEditTests {
     func editRightAfterApply(update: Bool) throws {
         let circle = try TestCircle(.memory, devices: 1)
         let a = circle.devices[0]
-        let directory = circle.temporary.url.appendingPathComponent("interposed", isDirectory: true)
-        let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
-        let backend = InterposedBackend(engine)
-        let view = DelayedView(circle.store)
-        try view.deliverAll()
-        let b = try SyncDevice.join(
-            directory: directory, backend: backend, store: view, storeURL: circle.url, name: "b")
-        try a.view.deliverAll()
-        try a.sync.approve(code: b.joinCode)
+        let (b, engine, backend, view) = try interposedDevice(joining: circle)
         try a.add(account: "fresh", service: "svc", secret: "v1")
         try a.sync.syncOnce()
         try view.deliverAll()
