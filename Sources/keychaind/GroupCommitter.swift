@@ -66,7 +66,7 @@ final class GroupCommitter: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = ParkingMutex(State())
     /// The most writes one transaction takes (a bound on how long the first of them waits).
     private static let groupLimit = 256
     /// A writer that wrote within this long (ns) is counted as active: it is expected back soon.
