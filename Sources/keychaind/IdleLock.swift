@@ -7,7 +7,7 @@ import Synchronization
 final class IdleLock: Sendable {
     private let interval: TimeInterval?
     private final class LastRequests: Sendable {
-        let times = Mutex<[UInt32: Date]>([:])
+        let times = ParkingMutex<[UInt32: Date]>([:])
     }
     private let lastRequest = LastRequests()
 

@@ -9,8 +9,8 @@ import Synchronization
 final class UserKeychains: Sendable {
     private let root: URL
     private let options: EngineOptions
-    private let engines = Mutex<[UInt32: Engine]>([:])
-    private let committers = Mutex<[UInt32: GroupCommitter]>([:])
+    private let engines = ParkingMutex<[UInt32: Engine]>([:])
+    private let committers = ParkingMutex<[UInt32: GroupCommitter]>([:])
     /// Each user's sync in the background, for keychains set up for it.
     let sync = BackgroundSync()
 

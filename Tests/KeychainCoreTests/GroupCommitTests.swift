@@ -40,6 +40,44 @@ struct GroupCommitTests {
         #expect(try engine.verify().problems.isEmpty)
     }
 
+    @Test("Writes that queue while a group is written join its transaction: in order, a refused one changes nothing")
+    func joining() throws {
+        let engine = try TestKeychain().engine
+        try engine.addPassword("existing", "0")
+        var rounds: [[(GroupedWrite, Caller)]] = [
+            [(.add(genpItem("b", "2")), app), (.add(genpItem("existing", "dup")), app)],
+            [(.delete(ItemQuery(itemClass: .genericPassword, attributes: genp("a"))), app)],
+            // Its checks take the lock the group holds: refused, never run.
+            [(.addOrUpdate(genpItem("c", "3")), app)],
+        ]
+        var asked = 0
+        let results = engine.commitTogether([(.add(genpItem("a", "1")), app)]) {
+            asked += 1
+            return rounds.isEmpty ? [] : rounds.removeFirst()
+        }
+        #expect(asked == 4)
+        #expect(results.map { (try? $0.get()) != nil } == [true, true, false, true, false])
+        if case .failure(let error) = results[2] { #expect(error.code == .duplicateItem) }
+        if case .failure(let error) = results[4] { #expect(error.code == .internalComponent) }
+        #expect(throws: EngineError.self) { try engine.password("a") }
+        #expect(try engine.password("b") == "2")
+        #expect(throws: EngineError.self) { try engine.password("c") }
+        let feed = try engine.changes(since: 1, for: .administrator(defaultGroup: "x"), limit: 100).changes
+        #expect(feed.map(\.sequence) == [2, 3, 4])
+        #expect(feed.map(\.kind) == [.added, .added, .removed])
+        #expect(try engine.verify().problems.isEmpty)
+    }
+
+    @Test("Only writes whose checks take no lock may join a running group")
+    func joinable() {
+        let query = ItemQuery(itemClass: .genericPassword, attributes: genp("a"))
+        #expect(GroupedWrite.add(genpItem("a", "1")).canJoinRunningGroup)
+        #expect(GroupedWrite.delete(query).canJoinRunningGroup)
+        #expect(GroupedWrite.update(query, ItemChanges(attributes: [.label: .string("l")])).canJoinRunningGroup)
+        #expect(!GroupedWrite.update(query, ItemChanges(data: Data("2".utf8))).canJoinRunningGroup)
+        #expect(!GroupedWrite.addOrUpdate(genpItem("a", "1")).canJoinRunningGroup)
+    }
+
     @Test("A refused engine fails every write of the group")
     func refused() throws {
         let keychain = try TestKeychain()

@@ -66,6 +66,9 @@ package final class SeqPacketSocket: @unchecked Sendable {
     /// The payload of one packet (the kernel's default socket buffer holds a few).
     package static let packetPayload = 32 << 10
     private var isClosed = false
+    /// Where packets are received, kept between messages (a new one of 32 KiB, zeroed, for every message cost
+    /// more than a small request itself); wiped after each packet.
+    private var receiveBuffer: [UInt8] = []
 
     /// Wraps a connected descriptor (owned from now on).
     package init(descriptor: Int32) {
@@ -165,7 +168,11 @@ package final class SeqPacketSocket: @unchecked Sendable {
         var message: [UInt8] = []
         var sender: MessageSender?
         var first = true
-        var buffer = [UInt8](repeating: 0, count: Self.packetPayload + 1)
+        // Taken out while in use, so that it is not copied on write.
+        var buffer = receiveBuffer
+        receiveBuffer = []
+        if buffer.count != Self.packetPayload + 1 { buffer = [UInt8](repeating: 0, count: Self.packetPayload + 1) }
+        defer { receiveBuffer = buffer }
         while true {
             var truncated: Int32 = 0
             var attached = ck_sender()
@@ -201,9 +208,12 @@ package final class SeqPacketSocket: @unchecked Sendable {
                 throw EngineError(.dataTooLarge, "a keychaind message exceeds the limit of \(Self.messageLimit) bytes")
             }
             message.append(contentsOf: buffer[1..<count])
-            if buffer[0] == 0 { return (message, sender) }
-            guard buffer[0] == 1 else {
-                throw EngineError(.param, "a keychaind packet has an unknown flag \(buffer[0])")
+            let flag = buffer[0]
+            // What stays in the kept buffer is wiped: it may be a secret.
+            buffer.withUnsafeMutableBytes { bytes in if let base = bytes.baseAddress { memset(base, 0, count) } }
+            if flag == 0 { return (message, sender) }
+            guard flag == 1 else {
+                throw EngineError(.param, "a keychaind packet has an unknown flag \(flag)")
             }
         }
     }

@@ -4,7 +4,7 @@ import Foundation
 /// (its own, or a group commit's).
 typealias PreparedWrite<Result> = (EngineState) throws(EngineError) -> Result
 
-/// One write of a group commit (``Engine/commitTogether(_:)``).
+/// One write of a group commit (``Engine/commitTogether(_:joining:)``).
 public enum GroupedWrite: Sendable, Equatable, Codable {
     /// ``KeychainBackend/add(_:for:)``.
     case add(NewItem)
@@ -14,6 +14,17 @@ public enum GroupedWrite: Sendable, Equatable, Codable {
     case update(ItemQuery, ItemChanges)
     /// ``KeychainBackend/delete(_:for:)``.
     case delete(ItemQuery)
+
+    /// Whether the write may join a group whose transaction is already running (``Engine/commitTogether(_:joining:)``):
+    /// its checks take none of the engine's locks (an add, a delete, an update that writes no new secret), so they
+    /// can run under the lock the group holds.
+    public var canJoinRunningGroup: Bool {
+        switch self {
+        case .add, .delete: true
+        case .update(_, let changes): changes.data == nil
+        case .addOrUpdate: false
+        }
+    }
 }
 
 /// What one write of a group commit returned.
@@ -38,34 +49,53 @@ extension Engine {
     /// others become durable together when the transaction commits. keychaind gathers the writes that arrive
     /// together and acknowledges each only when this returns. A failed commit fails every write.
     ///
-    /// Each result is the one the write would have had alone, run in this order.
-    public func commitTogether(_ writes: [(GroupedWrite, Caller)]) -> [Result<GroupedWriteResult, EngineError>] {
-        var results: [Result<GroupedWriteResult, EngineError>] = writes.map { _ in
-            .failure(EngineError(.internalComponent, "the group commit did not run this write"))
-        }
-        let prepared = writes.map { (write, caller) -> Result<PreparedWrite<GroupedWriteResult>, EngineError> in
-            do throws(EngineError) {
-                return .success(try prepare(write, for: caller))
-            } catch {
-                return .failure(error)
-            }
-        }
+    /// `joining` is asked, under the lock once the writes so far have run, for writes that arrived meanwhile; they
+    /// join the same transaction (until it returns none), so writes that come while a group is being written wait
+    /// for no sync of their own. It must return only writes that ``GroupedWrite/canJoinRunningGroup`` (their
+    /// checks take no lock); any other is refused. Each result is the one the write would have had alone, run in
+    /// this order: the results of `writes`, then those of the joined writes in the order they were given.
+    public func commitTogether(
+        _ writes: [(GroupedWrite, Caller)], joining: () -> [(GroupedWrite, Caller)] = { [] }
+    ) -> [Result<GroupedWriteResult, EngineError>] {
+        var results: [Result<GroupedWriteResult, EngineError>] = []
+        var given = writes.count
+        var prepared = writes.map(preparing)
         do throws(EngineError) {
             try state.withLock { (state) throws(EngineError) in
                 try state.checkServable()
                 try state.database.writeTransaction { () throws(EngineError) in
-                    for (index, write) in prepared.enumerated() {
-                        switch write {
-                        case .failure(let error): results[index] = .failure(error)
-                        case .success(let body): results[index] = try Self.inSavepoint(body, state)
+                    while !prepared.isEmpty {
+                        for write in prepared {
+                            switch write {
+                            case .failure(let error): results.append(.failure(error))
+                            case .success(let body): results.append(try Self.inSavepoint(body, state))
+                            }
+                        }
+                        let joined = joining()
+                        given += joined.count
+                        prepared = joined.map { (write) -> Result<PreparedWrite<GroupedWriteResult>, EngineError> in
+                            guard write.0.canJoinRunningGroup else {
+                                return .failure(
+                                    .internalError("a write that needs the lock to be checked joined a group"))
+                            }
+                            return preparing(write)
                         }
                     }
                 }
             }
         } catch {
-            return writes.map { _ in .failure(error) }
+            return Array(repeating: .failure(error), count: given)
         }
         return results
+    }
+
+    /// A write checked outside the lock, ready to run in a savepoint, or why it is refused.
+    private func preparing(_ write: (GroupedWrite, Caller)) -> Result<PreparedWrite<GroupedWriteResult>, EngineError> {
+        do throws(EngineError) {
+            return .success(try prepare(write.0, for: write.1))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Runs one write of a group in a savepoint: rolled back to it (sequence numbers included) when the write is

@@ -10,7 +10,7 @@ public final class Engine: KeychainBackend {
     /// Where the keychain lives.
     let storage: KeychainStorage
     let options: EngineOptions
-    let state: Mutex<EngineState>
+    let state: ParkingMutex<EngineState>
     /// Tells observers the change feed may have grown.
     let notifier: ChangeNotifier
 
@@ -56,7 +56,8 @@ public final class Engine: KeychainBackend {
             try changeLog.removeAll(where: { AccessConstraint.opensOnlyWithPasscode(flags: $0) }, at: time)
         }
         changeLog.didCommit = { [notifier] _ in notifier.signal() }
-        state = Mutex(try EngineState(database: database, keybag: keybag, changeLog: changeLog, refusal: refusal))
+        state = ParkingMutex(
+            try EngineState(database: database, keybag: keybag, changeLog: changeLog, refusal: refusal))
     }
 
     /// Brings the schema up to date, sealing what the change log's migration made. A database without a change log
