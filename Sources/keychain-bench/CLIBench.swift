@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,7 @@ enum CLIBench {
     /// The release `security`: `KEYCHAIN_BENCH_SECURITY` when set (`make bench` names the static build, which has a
     /// scratch path of its own), else the one beside this bench, if it is built.
     static var tool: String? {
-        let named = ProcessInfo.processInfo.environment["KEYCHAIN_BENCH_SECURITY"].flatMap { $0.isEmpty ? nil : $0 }
+        let named = ProcessEnvironment.current.nonEmpty("KEYCHAIN_BENCH_SECURITY")
         let tool = named ?? builtBeside("security")
         return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil
     }

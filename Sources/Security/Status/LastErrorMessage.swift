@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// **swift-keychain extension** (Apple's framework has no such function): why the calling thread's last `SecItem…`
 /// call failed, naming the key or value at fault — for example `SecItemAdd: the attribute "srvr" does not exist for
@@ -16,7 +17,7 @@ public func SecCopyLastErrorMessage() -> CFString? {
 enum LastErrorMessage {
     private static let threadKey = "swift-keychain.SecItem.lastErrorMessage"
     /// Whether failures are also written to standard error (read once, from the environment at first use).
-    private static let logsFailures = ProcessInfo.processInfo.environment["KEYCHAIN_LOG"] != nil
+    private static let logsFailures = ProcessEnvironment.current["KEYCHAIN_LOG"] != nil
 
     /// The calling thread's last failure, or `nil` after a success.
     static var current: String? {

@@ -8,15 +8,8 @@ enum ItemLookup {
     static func all<Item: PasswordItem>(
         _ criteria: ItemCriteria<Item>, in location: KeychainLocation, _ session: ToolSession
     ) throws(ToolFailure) -> [Item] {
-        let context = "SecKeychainSearchCopyNext"
-        let keychain = try session.keychains.keychain(at: location, context: context)
-        do throws(KeychainError) {
-            return try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> [Item] in
-                try Item.items(matching: criteria.query, in: keychain).filter(criteria.matches)
-                    .sorted { $0.listingOrder.lexicographicallyPrecedes($1.listingOrder) }
-            }
-        } catch {
-            throw .keychain(error, context)
+        try reading(location, session, context: searchContext) { (keychain) throws(KeychainError) -> [Item] in
+            try Item.items(matching: criteria.query, in: keychain).filter(criteria.matches).sorted(by: listsBefore)
         }
     }
 
@@ -27,21 +20,14 @@ enum ItemLookup {
     static func firstWithSecret<Item: PasswordItem>(
         _ criteria: ItemCriteria<Item>, in locations: [KeychainLocation], _ session: ToolSession
     ) throws(ToolFailure) -> (item: Item, secret: Data, location: KeychainLocation)? {
-        let context = "SecKeychainSearchCopyNext"
         for location in locations {
-            let keychain = try session.keychains.keychain(at: location, context: context)
-            let listed: [(item: Item, secret: Data)]?
-            do throws(KeychainError) {
-                listed = try session.keychains.unlocking(keychain, at: location) {
-                    () throws(KeychainError) -> [(item: Item, secret: Data)]? in
-                    try Item.itemsWithSecrets(matching: criteria.query, in: keychain)
-                }
-            } catch {
-                throw .keychain(error, context)
+            let listed = try reading(location, session, context: searchContext) {
+                (keychain) throws(KeychainError) -> [(item: Item, secret: Data)]? in
+                try Item.itemsWithSecrets(matching: criteria.query, in: keychain)
             }
             guard var found = listed else { return nil }
             let first = found.indices.filter { criteria.matches(found[$0].item) }
-                .min { found[$0].item.listingOrder.lexicographicallyPrecedes(found[$1].item.listingOrder) }
+                .min { listsBefore(found[$0].item, found[$1].item) }
             // The chosen secret leaves the list (so the caller holds its only copy, and can overwrite it); the
             // others are overwritten before they are let go.
             var chosen: (item: Item, secret: Data, location: KeychainLocation)?
@@ -52,7 +38,7 @@ enum ItemLookup {
             for index in found.indices { found[index].secret.resetBytes(in: 0..<found[index].secret.count) }
             if let chosen { return chosen }
         }
-        throw .status(errSecItemNotFound, context)
+        throw .status(errSecItemNotFound, searchContext)
     }
 
     /// Hands the first item the criteria match to `body`, looking in each keychain in turn, as macOS's tool
@@ -66,18 +52,37 @@ enum ItemLookup {
             guard let found = try all(criteria, in: location, session).first else { continue }
             if try body(found, location) { return }
         }
-        throw .status(errSecItemNotFound, "SecKeychainSearchCopyNext")
+        throw .status(errSecItemNotFound, searchContext)
     }
 
     /// An item's secret, or `nil` when the item is gone.
     static func secret<Item: PasswordItem>(
         of item: Item, in location: KeychainLocation, _ session: ToolSession
     ) throws(ToolFailure) -> Data? {
-        let context = "SecKeychainItemCopyContent"
+        try reading(location, session, context: "SecKeychainItemCopyContent") {
+            (keychain) throws(KeychainError) -> Data? in
+            try item.secret(in: keychain)
+        }
+    }
+
+    /// The context macOS's tool names when a search fails.
+    private static let searchContext = "SecKeychainSearchCopyNext"
+
+    /// The order items are listed and chosen in: by their listing order's fields.
+    private static func listsBefore<Item: PasswordItem>(_ first: Item, _ second: Item) -> Bool {
+        first.listingOrder.lexicographicallyPrecedes(second.listingOrder)
+    }
+
+    /// Runs `body` on the keychain at `location` (which must exist unless it is the default one), asking for the
+    /// passcode when it is locked; a failure is reported with `context`, as macOS's tool names the call.
+    private static func reading<Result>(
+        _ location: KeychainLocation, _ session: ToolSession, context: String,
+        _ body: (Keychain) throws(KeychainError) -> Result
+    ) throws(ToolFailure) -> Result {
         let keychain = try session.keychains.keychain(at: location, context: context)
         do throws(KeychainError) {
-            return try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> Data? in
-                try item.secret(in: keychain)
+            return try session.keychains.unlocking(keychain, at: location) { () throws(KeychainError) -> Result in
+                try body(keychain)
             }
         } catch {
             throw .keychain(error, context)
