@@ -28,7 +28,7 @@ struct DaemonDescriptorLimitTests {
         var held: [SeqPacketSocket] = []
         while held.count < 8, !daemon.log.contains("trying again") {
             held.append(try SeqPacketSocket.connect(to: daemon.socketPath))
-            for _ in 0..<20 where !daemon.log.contains("trying again") { Thread.sleep(forTimeInterval: 0.01) }
+            _ = daemon.logs("trying again", within: 0.2)
         }
         #expect(daemon.log.contains("trying again"), "the daemon should have met EMFILE: \(daemon.log)")
         #expect(daemon.processIdentifier != nil, "keychaind exited when it could not accept: \(daemon.log)")
@@ -44,10 +44,7 @@ struct DaemonDescriptorLimitTests {
         waiting.close()
         try setDescriptorLimit(of: pid, to: 1024)
         #expect(try client.password("kept") == "1")
-        for _ in 0..<200 where !daemon.log.contains("accepting connections again") {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        #expect(daemon.log.contains("accepting connections again"), "\(daemon.log)")
+        #expect(daemon.logs("accepting connections again", within: 2), "\(daemon.log)")
     }
 
     /// Sets another process's soft descriptor limit with util-linux's `prlimit` (Glibc's module does not export

@@ -52,6 +52,15 @@ public final class DaemonProcess: @unchecked Sendable {
     /// What the daemon wrote to standard error so far.
     public var log: String { errors.text.withLock { $0 } }
 
+    /// Whether the daemon's log says `text` within `seconds` (polled every 10 ms; it arrives through a pipe).
+    public func logs(_ text: String, within seconds: Double) -> Bool {
+        for _ in 0..<max(1, Int(seconds * 100)) {
+            if log.contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return log.contains(text)
+    }
+
     /// The keychain directory the daemon keeps for `uid`.
     public func keychainDirectory(of uid: UInt32) -> URL {
         stateDirectory.appendingPathComponent("users/\(uid)", isDirectory: true)
