@@ -123,8 +123,9 @@ final class AppRegistry: Sendable {
     }
 
     /// The registration a message's sender is, if any: the process runs the same file (device, inode and
-    /// content), is not traced, and — unless the registration allows insecure execution — started in
-    /// secure-execution mode and sent the message with the app's setgid group (`sentGroup`).
+    /// content), is not traced, and — unless the registration allows insecure execution — sent the message with
+    /// the app's setgid group (`sentGroup`) and holds that group as only the setgid exec gives it, which proves it
+    /// started in secure-execution mode (``ProcessGroups/holdsOnlyBySetgidExec(_:)``).
     ///
     /// The facts are read when the daemon looks, the group was the sender's when it sent: a process that sends
     /// and then execs the app (the exec race) sent with its own group, and one started under a same-user tracer
@@ -136,7 +137,7 @@ final class AppRegistry: Sendable {
         }
         guard let candidate = candidates.first, !facts.isTraced,
             candidate.allowsInsecureExecution
-                || (facts.isSecureExecution && candidate.setgidGroup != nil && candidate.setgidGroup == sentGroup),
+                || (candidate.setgidGroup == sentGroup && facts.groups.holdsOnlyBySetgidExec(sentGroup)),
             let digest = digest(ofExecutableOf: pid), digest == candidate.sha256
         else { return nil }
         return candidate

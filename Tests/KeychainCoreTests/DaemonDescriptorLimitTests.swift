@@ -22,7 +22,7 @@ struct DaemonDescriptorLimitTests {
         // two numbers below it are free.
         var limit = 0
         while limit - open.filter({ $0 < limit }).count < 2 { limit += 1 }
-        try setDescriptorLimit(of: pid, to: limit)
+        try setDescriptorLimit(of: daemon, to: limit)
         // Connections the daemon accepts (each takes a descriptor) until its next accept fails (accept takes the
         // descriptor before the connection); then one more, which waits in the listener's queue.
         var held: [SeqPacketSocket] = []
@@ -42,17 +42,20 @@ struct DaemonDescriptorLimitTests {
         #expect(
             try DaemonCoding.decode(DaemonReply.self, from: welcome.message) == .welcome(version: DaemonCoding.version))
         waiting.close()
-        try setDescriptorLimit(of: pid, to: 1024)
+        try setDescriptorLimit(of: daemon, to: 1024)
         #expect(try client.password("kept") == "1")
         #expect(daemon.logs("accepting connections again", within: 2), "\(daemon.log)")
     }
 
-    /// Sets another process's soft descriptor limit with util-linux's `prlimit` (Glibc's module does not export
-    /// prlimit(2)).
-    private func setDescriptorLimit(of pid: Int32, to limit: Int) throws {
+    /// Sets the daemon's soft descriptor limit with util-linux's `prlimit` (Glibc's module does not export
+    /// prlimit(2)), run as the daemon's user: root may not change another user's process without
+    /// `CAP_SYS_RESOURCE`, which a container's root may lack.
+    private func setDescriptorLimit(of daemon: DaemonProcess, to limit: Int) throws {
+        let pid = try #require(daemon.processIdentifier)
+        let command = try daemon.asDaemonUser(["/usr/bin/prlimit", "--pid", "\(pid)", "--nofile=\(limit):"])
         let tool = Process()
-        tool.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        tool.arguments = ["--pid", "\(pid)", "--nofile=\(limit):"]
+        tool.executableURL = URL(fileURLWithPath: command[0])
+        tool.arguments = Array(command.dropFirst())
         try tool.run()
         tool.waitUntilExit()
         try #require(tool.terminationStatus == 0, "prlimit --nofile=\(limit) failed")

@@ -10,7 +10,8 @@ import Testing
 
 /// The wall keychaind puts between programs, proved with real processes: copies of keychaind-probe installed as
 /// registered apps (setgid to a group of their own, so they start with `AT_SECURE`), run as a test user the test
-/// creates, beside the same user's unregistered programs and another user's. The daemon runs as root.
+/// creates, beside the same user's unregistered programs and another user's. The daemon runs as deployed (the
+/// `keychaind` user with only `CAP_SYS_PTRACE`).
 @Suite(
     "keychaind identity: registered apps, unregistered programs and users, as real processes", .serialized,
     .timeLimit(.minutes(3)), .enabled(if: Wall.canCreateUsers, Wall.needsRoot))
@@ -267,10 +268,11 @@ struct DaemonIdentityTests {
         let keychain = world.lab.daemon.keychainDirectory(of: world.user.uid)
         let files = try FileManager.default.contentsOfDirectory(atPath: keychain.path)
         #expect(files.contains("keychain.db"))
+        let owner = try #require(world.lab.daemon.deployedUser).uid
         for name in files {
             let path = keychain.appendingPathComponent(name).path
             var info = stat()
-            #expect(stat(path, &info) == 0 && info.st_uid == 0 && info.st_mode & 0o077 == 0, "\(name)")
+            #expect(stat(path, &info) == 0 && info.st_uid == owner && info.st_mode & 0o077 == 0, "\(name)")
             #expect(try world.lab.line(world.plain, as: world.user, ["read-file", path]).errno == EACCES)
         }
         // The state directory (0700) stops the user first; opened up, the keychain's own directory still does,

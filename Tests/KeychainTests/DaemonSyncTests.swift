@@ -12,10 +12,11 @@ import Testing
 
 /// Sync inside keychaind (issue 14): a user keychain the daemon serves, set up for sync, is followed in the
 /// background by the daemon itself: a synchronizable item written through the daemon reaches the store with no
-/// agent of the user's. Root sets the keychain up (only the daemon's user and root can reach its directory).
+/// agent of the user's. Root sets the keychain up as the README says, running `security sync-init` as the daemon's
+/// user on the daemon's copy of the keychain (only that user may open its directory).
 @Suite(
-    "Sync inside keychaind", .serialized, .enabled(if: getuid() == 0, "needs root to reach the daemon's keychain"),
-    .timeLimit(.minutes(2)))
+    "Sync inside keychaind", .serialized,
+    .enabled(if: DaemonProcess.canDeploy, Comment(rawValue: DaemonProcess.needsDeployment)), .timeLimit(.minutes(2)))
 struct DaemonSyncTests {
     @Test("A keychain set up for sync is synced by the daemon in the background after a restart")
     func backgroundSync() async throws {
@@ -25,15 +26,19 @@ struct DaemonSyncTests {
             Keychain(service: "api", identity: identity)
         }
         try await keychain.set("local", for: "warm-up")
+        // The store is a folder the daemon's user may write, as a deployment would give it.
         let storeDirectory = try TemporaryDirectory()
+        let owner = try #require(daemon.deployedUser)
+        chown(storeDirectory.url.path, owner.uid, owner.gid)
         let url = "file://" + storeDirectory.url.path
         let directory = daemon.keychainDirectory(of: getuid())
-        do {
-            let engine = try Engine(storage: .directory(directory), options: EngineOptions(passcodeCost: .minimum))
-            _ = try SyncDevice.createCircle(
-                directory: directory, backend: engine, store: try SyncStores.open(url: url), storeURL: url,
-                name: "daemon")
-        }
+        let setUp = try daemon.asDaemonUser([
+            BuiltExecutable.named("security").path, "sync-init", "--store", url, "--device", "daemon",
+        ])
+        let created = try StressProcess.runExecutable(
+            URL(fileURLWithPath: setUp[0]), Array(setUp.dropFirst()),
+            setting: ["KEYCHAIN_DAEMON": "off", "KEYCHAIN_HOME": directory.path])
+        try #require(created.status == 0, "sync-init as the daemon's user: \(created.errors)")
         try daemon.restart()
         let store = try SyncStores.open(url: url)
         // The daemon's first pass may write entries of its own: the count is taken once it has settled.

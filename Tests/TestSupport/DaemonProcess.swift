@@ -1,10 +1,44 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A real `keychaind` (built beside the test bundle) on a temporary socket and state directory of one test's own,
 /// with the cheapest passcode cost. Started by `init`, which returns once the daemon listens; SIGKILLed and reaped
 /// when released (or by ``kill()``), whatever the test's outcome.
+///
+/// When the tests run as root (CI does), the daemon runs as it is deployed (``Account/deployed``): as the
+/// `keychaind` system user with only `CAP_SYS_PTRACE`, so the code paths the tests prove are the shipped ones.
 public final class DaemonProcess: @unchecked Sendable {
+    /// Whom the daemon runs as.
+    public enum Account: Sendable, Equatable {
+        /// As `systemd/keychaind.service` runs it: the `keychaind` system user (created if missing, as `make install`
+        /// does) and its group, no supplementary groups, only `CAP_SYS_PTRACE` (bounding, inheritable and ambient
+        /// sets), no new privileges. Needs root (``canDeploy``).
+        case deployed
+        /// As the user running the tests, with all of its privileges: root's daemon when the tests are root. Only
+        /// for a test that needs what the deployed daemon must not have; say why where it is used.
+        case invokingUser
+
+        /// ``deployed`` when the tests can deploy the daemon (root), else ``invokingUser`` (a user-owned daemon,
+        /// which serves only that user).
+        public static var standard: Account { DaemonProcess.canDeploy ? .deployed : .invokingUser }
+    }
+
+    /// Whether the tests can run the daemon as deployed: root, with `setpriv` and `useradd`.
+    public static let canDeploy =
+        getuid() == 0
+        && [DeployedAccount.setpriv, DeployedAccount.useradd].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    /// Why a test that needs the deployed daemon did not run (for a `Comment`).
+    public static let needsDeployment =
+        "skipped: not root — the deployed keychaind runs as the keychaind system user, which only root can create and switch to (CI runs as root)"
+
+    /// Whom this daemon runs as.
+    public let account: Account
     // @unchecked: `process` is replaced only by `restart()`, which tests call from one task.
     /// The temporary directory holding the socket and the state directory.
     public let directory: TemporaryDirectory
@@ -27,10 +61,11 @@ public final class DaemonProcess: @unchecked Sendable {
     /// The file the daemon reads the time from, when started with `readsClockFile`.
     public var clockFile: URL { directory.url.appendingPathComponent("clock") }
 
-    /// Starts a daemon; `arguments` are added to its command line (`--idle-lock 1`, …). With `readsClockFile`, it
-    /// reads the time from ``clockFile`` (the system clock until something writes it).
-    public init(arguments: [String] = [], readsClockFile: Bool = false) throws {
+    /// Starts a daemon as `account`; `arguments` are added to its command line (`--idle-lock 1`, …). With
+    /// `readsClockFile`, it reads the time from ``clockFile`` (the system clock until something writes it).
+    public init(arguments: [String] = [], readsClockFile: Bool = false, account: Account = .standard) throws {
         directory = try TemporaryDirectory(prefix: "kcd")
+        self.account = account
         extraArguments =
             arguments + (readsClockFile ? ["--clock", directory.url.appendingPathComponent("clock").path] : [])
         activator = nil
@@ -40,8 +75,9 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Starts a daemon through a socket activator (`systemd-socket-activate` at `activator`), which listens on
     /// ``socketPath`` with `SOCK_SEQPACKET` and, on the first connection, execs keychaind in its own process with
     /// `LISTEN_FDS` (no `--socket`): as systemd's `keychaind.socket` starts it. Killed and reaped like any other.
-    public init(socketActivatedBy activator: URL, arguments: [String] = []) throws {
+    public init(socketActivatedBy activator: URL, arguments: [String] = [], account: Account = .standard) throws {
         directory = try TemporaryDirectory(prefix: "kcd")
+        self.account = account
         extraArguments = arguments
         self.activator = activator
         try start()
@@ -79,21 +115,45 @@ public final class DaemonProcess: @unchecked Sendable {
         try start()
     }
 
+    /// The system user's id and group, when the daemon runs as deployed.
+    public var deployedUser: (uid: UInt32, gid: UInt32)? {
+        guard account == .deployed, case .success(let user) = DeployedAccount.user else { return nil }
+        return (user.uid, user.gid)
+    }
+
+    /// The command line that runs `command` as the daemon's user, with no capability (for what only the daemon's
+    /// user may do to its process or files); `command` itself when the daemon runs as the invoking user. A program
+    /// the daemon's user cannot reach (in a checkout under root's home) is run from a copy in ``directory``.
+    public func asDaemonUser(_ command: [String]) throws -> [String] {
+        guard let user = deployedUser else { return command }
+        let program = try DeployedAccount.reachable(command[0], copyIn: directory)
+        return [
+            DeployedAccount.setpriv, "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups",
+            "--inh-caps=-all", "--no-new-privs", "--", program,
+        ] + command.dropFirst()
+    }
+
     private func start() throws {
         errors.text.withLock { $0 = "" }
         let process = Process()
         let daemonArguments = ["--state-directory", stateDirectory.path, "--passcode-cost", "minimum"] + extraArguments
+        // The daemon itself: the built keychaind, behind setpriv when deployed.
+        var command = [BuiltExecutable.named("keychaind").path]
+        var environment = ProcessInfo.processInfo.environment
+        if account == .deployed {
+            command = try DeployedAccount.prepare(directory: directory, executable: command[0])
+            environment = DeployedAccount.environment
+        }
+        environment["SWIFT_BACKTRACE"] = "enable=no"
         if let activator {
             process.executableURL = activator
             process.arguments =
-                ["--seqpacket", "--listen", socketPath, "--setenv=SWIFT_BACKTRACE=enable=no"]
-                + [BuiltExecutable.named("keychaind").path] + daemonArguments
+                ["--seqpacket", "--listen", socketPath, "--setenv=SWIFT_BACKTRACE=enable=no"] + command
+                + daemonArguments
         } else {
-            process.executableURL = BuiltExecutable.named("keychaind")
-            process.arguments = ["--socket", socketPath] + daemonArguments
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst()) + ["--socket", socketPath] + daemonArguments
         }
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         let pipe = Pipe()
         process.standardError = pipe

@@ -16,12 +16,15 @@ public enum StressProcess {
         try runExecutable(executable, arguments)
     }
 
-    /// Starts another executable (`sync-store-probe`, a shell) the same way, with its output piped.
-    public static func startExecutable(_ executable: URL, _ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    /// Starts another executable (`sync-store-probe`, a shell) the same way, with its output piped; `setting`
+    /// is added to the test's environment.
+    public static func startExecutable(
+        _ executable: URL, _ arguments: [String], setting: [String: String] = [:]
+    ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(setting) { $1 }
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         let output = Pipe()
@@ -34,9 +37,9 @@ public enum StressProcess {
 
     /// Runs another executable to the end and returns its status, output and errors.
     public static func runExecutable(
-        _ executable: URL, _ arguments: [String]
+        _ executable: URL, _ arguments: [String], setting: [String: String] = [:]
     ) throws -> (status: Int32, output: String, errors: String) {
-        let (process, output, errors) = try startExecutable(executable, arguments)
+        let (process, output, errors) = try startExecutable(executable, arguments, setting: setting)
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -18,9 +18,10 @@ enum Wall {
         return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Root with useradd, groupadd and setpriv: the tests can create the users and installs they need.
+    /// Root with useradd, groupadd and setpriv: the tests can create the users and installs they need, and run the
+    /// daemon as deployed.
     static let canCreateUsers =
-        getuid() == 0
+        DaemonProcess.canDeploy
         && ["useradd", "userdel", "groupadd", "groupdel", "setpriv"].allSatisfy {
             tool($0) != nil
         }
@@ -155,8 +156,8 @@ struct ProbeLine: Decodable {
     var code: EngineError.Code? { status == 0 ? nil : EngineError.Code(rawValue: status) }
 }
 
-/// A real keychaind (run by root, as the tests are), copies of keychaind-probe installed in a directory every user
-/// can reach, and the means to run them as a test user.
+/// A real keychaind (as deployed: the `keychaind` user with only `CAP_SYS_PTRACE`), copies of keychaind-probe
+/// installed in a directory every user can reach, and the means to run them as a test user.
 final class WallLab {
     let daemon: DaemonProcess
     let apps: TemporaryDirectory
@@ -164,7 +165,7 @@ final class WallLab {
     let root: DaemonClient
 
     init() throws {
-        daemon = try DaemonProcess()
+        daemon = try DaemonProcess(account: .deployed)
         apps = try TemporaryDirectory(prefix: "kcw-apps")
         // Other users reach the socket and the probes; the state directory stays the daemon's alone (0700).
         for directory in [daemon.directory.url.path, apps.url.path] { chmod(directory, 0o755) }
