@@ -9,6 +9,8 @@
 //       register PATH ENTITLEMENTS [--allow-insecure-exec]
 //                                     registers an app (root only)
 //       get ACCOUNT [GROUP]           reads a generic password's secret, searching GROUP when given
+//       unlock PASSCODE               unlocks the user's keychain
+//       erase-after N [PASSCODE]      sets the erase threshold, vouched for by PASSCODE when given
 //       get-as-user UID ACCOUNT       the same on another user's keychain (the envelope names UID)
 //       exec-then PROGRAM ARG…        keeps the connection and execs PROGRAM fd:N ARG… in its place
 //       spawn-then PROGRAM ARG…       a child PROGRAM fd:N ARG… shares the connection; then describe again
@@ -263,6 +265,13 @@ func run(_ arguments: [String]) throws(EngineError) {
         emit(["status": 0, "registered": rest[0]])
     case ("get", 1...2):
         emitSecret(try connection.call(getRequest(rest[0], group: rest.count == 2 ? rest[1] : nil)))
+    case ("unlock", 1):
+        _ = try connection.call(.unlock(passcode: rest[0]))
+        emit(["status": 0])
+    case ("erase-after", 1...2):
+        guard let failures = Int(rest[0]) else { usage("erase-after needs a count, not \(rest[0])") }
+        _ = try connection.call(.setEraseAfter(failures, passcode: rest.count == 2 ? rest[1] : nil))
+        emit(["status": 0])
     case ("get-as-user", 2):
         guard let uid = UInt32(rest[0]) else { usage("get-as-user needs a uid, not \(rest[0])") }
         emitSecret(try connection.call(getRequest(rest[1], group: nil), user: uid))

@@ -44,6 +44,11 @@ struct RequestDispatcher: Sendable {
                     uid: try targetUser(of: envelope, from: principal),
                     applicationIdentifier: caller.applicationIdentifier, accessGroups: caller.accessGroups,
                     isRegisteredApp: caller != Principal.unregistered && !principal.isRoot))
+        case .setEraseAfter(let failures, nil) where principal.isRoot:
+            // Root owns every keychain the daemon keeps; anyone else proves the passcode (the engine checks it).
+            try keychains.engine(for: targetUser(of: envelope, from: principal))
+                .setEraseAfterAsAdministrator(failures: failures)
+            return .done
         case .hello, .subscribe:
             throw EngineError(.param, "\(envelope.request) is only valid at the start of a connection")
         case .add(let item): return try grouped(.add(item), envelope, principal)

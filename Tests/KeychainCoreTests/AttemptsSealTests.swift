@@ -52,7 +52,7 @@ struct AttemptsSealTests {
     @Test("Reliability 13: editing the erase threshold or deleting the seal is caught as well")
     func otherEdits() throws {
         let (eraser, engine) = try lockedKeychain()
-        try engine.setEraseAfter(failures: 10)
+        try engine.setEraseAfter(failures: 10, passcode: "1234")
         try rawDatabase(eraser).run("UPDATE keybag SET erase_after = 0")
         try expectLockedOut(eraser)
 

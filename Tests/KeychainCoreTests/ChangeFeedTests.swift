@@ -101,7 +101,7 @@ struct ChangeFeedTests {
         try engine.setPasscode("1234", current: nil)
         try engine.addPassword("a", "1", [.accessible: .string("dk")])
         try engine.addPassword("b", "2", caller: everyone)
-        try engine.setEraseAfter(failures: 6)
+        try engine.setEraseAfter(failures: 6, passcode: "1234")
         let before = try engine.latestChangeSequence()
         for attempt in 1...6 {
             _ = status { try engine.unlock(passcode: "bad") }

@@ -54,7 +54,8 @@ struct WireCodingTests {
             .copyMatching(authenticated), .add(constrained),
             .update(query, changes), .update(ItemQuery(itemClass: nil, limit: .one), ItemChanges()), .delete(query),
             .keybagStatus, .unlock(passcode: "1234"), .lock, .setPasscode("1234", current: nil),
-            .setPasscode("5678", current: "1234"), .removePasscode(current: "1234"), .setEraseAfter(10),
+            .setPasscode("5678", current: "1234"), .removePasscode(current: "1234"),
+            .setEraseAfter(10, passcode: "1234"), .setEraseAfter(10, passcode: nil),
             .canOpenFiles(.classB), .wrapFileKey(key: Data(repeating: 7, count: 32), .classA, context: [1, 2, 3]),
             .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: []), .fileHeaderTag([1, 2]),
             .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5]), .verify, .changes(since: -1, limit: 100),
@@ -98,6 +99,18 @@ struct WireCodingTests {
         // Smaller than version 1's JSON, which sent every field's name.
         let envelope = DaemonEnvelope(caller: caller, request: .add(new))
         #expect(try DaemonCoding.encode(envelope).count * 2 < (try JSONEncoder().encode(envelope)).count)
+    }
+
+    @Test("An erase threshold as clients before the passcode sent it (tag 12, a count) still reads, with no passcode")
+    func eraseThresholdWithoutPasscode() throws {
+        var writer = WireWriter()
+        writer.byte(0)  // no user, no caller
+        writer.byte(12)  // setEraseAfter, the count alone
+        writer.int(10)
+        let envelope = try DaemonCoding.decode(DaemonEnvelope.self, from: writer.bytes)
+        #expect(envelope.request == .setEraseAfter(10, passcode: nil))
+        // Written now, it is the form with the passcode, whichever it is.
+        #expect(try DaemonCoding.encode(envelope) != writer.bytes)
     }
 
     @Test("Cut anywhere, or with bytes after it, a message is refused with errSecParam")

@@ -66,9 +66,9 @@ final class RecordingBackend: KeychainBackend {
         record("removePasscode")
         try engine.removePasscode(current: current)
     }
-    func setEraseAfter(failures: Int) throws(EngineError) {
+    func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
         record("setEraseAfter")
-        try engine.setEraseAfter(failures: failures)
+        try engine.setEraseAfter(failures: failures, passcode: passcode)
     }
     func canOpenFiles(of fileClass: FileKeyClass) -> Bool {
         record("canOpenFiles")

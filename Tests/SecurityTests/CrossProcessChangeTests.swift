@@ -119,7 +119,7 @@ struct CrossProcessChangeTests {
             let item = genp("doomed", [kSecAttrAccessible: kSecAttrAccessibleAlways, kSecValueData: Data("x".utf8)])
             #expect(SecItemAdd(item, nil) == errSecSuccess)
         }
-        try engine.setEraseAfter(failures: 6)
+        try engine.setEraseAfter(failures: 6, passcode: "1234")
         let watcher = try ChangeWatcherProcess(directory: keychain)
         for attempt in 1...6 {
             #expect(throws: EngineError.self) { try engine.unlock(passcode: "wrong") }

@@ -68,6 +68,13 @@ public final class DaemonProcess: @unchecked Sendable {
         self.account = account
         extraArguments =
             arguments + (readsClockFile ? ["--clock", directory.url.appendingPathComponent("clock").path] : [])
+        if readsClockFile {
+            // Readable by the deployed daemon whatever the tests' umask; empty, it means the system clock.
+            let clock = directory.url.appendingPathComponent("clock").path
+            guard FileManager.default.createFile(atPath: clock, contents: nil), chmod(clock, 0o644) == 0 else {
+                throw DaemonStartError(log: "cannot create the clock file \(clock)")
+            }
+        }
         activator = nil
         try start()
     }

@@ -82,7 +82,9 @@ package final class DaemonClient: KeychainBackend {
     package func removePasscode(current: String) throws(EngineError) {
         try expectDone(.removePasscode(current: current))
     }
-    package func setEraseAfter(failures: Int) throws(EngineError) { try expectDone(.setEraseAfter(failures)) }
+    package func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+        try expectDone(.setEraseAfter(failures, passcode: passcode))
+    }
 
     // MARK: File keys
 

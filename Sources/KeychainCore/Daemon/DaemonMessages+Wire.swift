@@ -37,6 +37,9 @@ extension DaemonRequest {
         case setPasscode, removePasscode, setEraseAfter, canOpenFiles, wrapFileKey, unwrapFileKey, fileHeaderTag
         case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
         case listApps, describe
+        /// The erase threshold with the passcode that vouches for it; ``setEraseAfter`` (the threshold alone, as
+        /// clients before it sent it) still decodes, and only root may send it.
+        case setEraseAfterWithPasscode
     }
 
     func write(to writer: inout WireWriter) {
@@ -75,9 +78,10 @@ extension DaemonRequest {
         case .removePasscode(let current):
             writer.byte(Tag.removePasscode.rawValue)
             writer.string(current)
-        case .setEraseAfter(let failures):
-            writer.byte(Tag.setEraseAfter.rawValue)
+        case .setEraseAfter(let failures, let passcode):
+            writer.byte(Tag.setEraseAfterWithPasscode.rawValue)
             writer.int(failures)
+            writer.optional(passcode) { $0.string($1) }
         case .canOpenFiles(let fileClass):
             writer.byte(Tag.canOpenFiles.rawValue)
             fileClass.write(to: &writer)
@@ -139,7 +143,10 @@ extension DaemonRequest {
                 try reader.string(),
                 current: try reader.optional { (reader) throws(EngineError) in try reader.string() })
         case .removePasscode: self = .removePasscode(current: try reader.string())
-        case .setEraseAfter: self = .setEraseAfter(try reader.int())
+        case .setEraseAfter: self = .setEraseAfter(try reader.int(), passcode: nil)
+        case .setEraseAfterWithPasscode:
+            self = .setEraseAfter(
+                try reader.int(), passcode: try reader.optional { (reader) throws(EngineError) in try reader.string() })
         case .canOpenFiles: self = .canOpenFiles(try FileKeyClass(wire: &reader))
         case .wrapFileKey:
             self = .wrapFileKey(

@@ -16,7 +16,8 @@ package enum DaemonRequest: Codable, Sendable, Equatable {
     case lock
     case setPasscode(String, current: String?)
     case removePasscode(current: String)
-    case setEraseAfter(Int)
+    /// The threshold and the current passcode that vouches for it (which only root may leave out).
+    case setEraseAfter(Int, passcode: String?)
     case canOpenFiles(FileKeyClass)
     /// A file key's 32 bytes travel as data: only the daemon's reply to the process that asked ever holds them.
     case wrapFileKey(key: Data, FileKeyClass, context: [UInt8])

@@ -33,7 +33,8 @@ extension DaemonRequest {
         case .lock: try backend.lock()
         case .setPasscode(let passcode, let current): try backend.setPasscode(passcode, current: current)
         case .removePasscode(let current): try backend.removePasscode(current: current)
-        case .setEraseAfter(let failures): try backend.setEraseAfter(failures: failures)
+        case .setEraseAfter(let failures, let passcode):
+            try backend.setEraseAfter(failures: failures, passcode: passcode)
         case .canOpenFiles(let fileClass): return .bool(backend.canOpenFiles(of: fileClass))
         case .wrapFileKey(let bytes, let fileClass, let context):
             let key = try SecretKey(copying: bytes)

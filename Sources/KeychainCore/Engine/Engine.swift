@@ -168,10 +168,30 @@ public final class Engine: KeychainBackend {
         throw EngineError(.authFailed, "the passcode kept changing while it was being checked; try again")
     }
 
-    /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never, the default).
-    public func setEraseAfter(failures: Int) throws(EngineError) {
+    /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never, the default). With a passcode
+    /// set, `passcode` must be the current one: it is checked as ``unlock(passcode:)`` checks it (outside the
+    /// engine's lock; a wrong one counts towards the waits and the erase), and without it the change is
+    /// ``EngineError/Code/authFailed``.
+    public func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+        try Keybag.checkEraseAfter(failures)
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
+            let current: StretchedPasscode?
+            switch (stored, passcode) {
+            case (nil, _): current = nil
+            case (let stored?, let passcode?): current = try StretchedPasscode(passcode, parameters: stored)
+            case (.some, nil): throw Keybag.passcodeMissing
+            }
+            return try state.withLock { (state) throws(EngineError) -> Bool in
+                try state.keybag.setEraseAfter(failures, current: current, in: state.database, now: options.now())
+            }
+        }
+    }
+
+    /// Sets the erase threshold without the passcode: keychaind does so for root only, who owns every keychain the
+    /// daemon keeps (and could read its files).
+    package func setEraseAfterAsAdministrator(failures: Int) throws(EngineError) {
         try state.withLock { (state) throws(EngineError) in
-            try state.keybag.setEraseAfter(failures, in: state.database, now: options.now())
+            try state.keybag.setEraseAfterAsAdministrator(failures, in: state.database, now: options.now())
         }
     }
 

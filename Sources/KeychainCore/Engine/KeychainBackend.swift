@@ -19,7 +19,7 @@ import Foundation
 /// - **All or nothing.** A call that throws has changed nothing: no item, attribute, secret, passcode or attempt
 ///   count is half-written. An add of several items, an update or a delete of several matches, and
 ///   ``addOrUpdate(_:for:)`` commit in one transaction. The only writes a failing call keeps are those that are
-///   its purpose: a wrong passcode is counted (and may erase the keychain, see ``setEraseAfter(failures:)``).
+///   its purpose: a wrong passcode is counted (and may erase the keychain, see ``setEraseAfter(failures:passcode:)``).
 /// - **Durability at return.** Once a write returns, it survives a crash of the process and, on disk, a loss of
 ///   power: it was committed with a full sync. A write that has not returned may be lost, but never half.
 /// - **Who may see what.** Items are those of the caller's access groups only (``Caller``): an add or a query
@@ -97,8 +97,11 @@ public protocol KeychainBackend: Sendable {
     /// Removes the passcode, deleting the ``ProtectionClass/whenPasscodeSetThisDeviceOnly`` items.
     func removePasscode(current: String) throws(EngineError)
     /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never; otherwise more than
-    /// ``PasscodePolicy/freeAttempts``, else ``EngineError/Code/param``).
-    func setEraseAfter(failures: Int) throws(EngineError)
+    /// ``PasscodePolicy/freeAttempts``, else ``EngineError/Code/param``). Setting, raising or lowering it needs the
+    /// current `passcode` when one is set (`nil` is ``EngineError/Code/authFailed``, naming it), checked as an
+    /// unlock checks it: a wrong one is ``EngineError/Code/authFailed`` and counts towards the waits and the
+    /// erase. Through keychaind, root may leave it out.
+    func setEraseAfter(failures: Int, passcode: String?) throws(EngineError)
 
     // MARK: File keys (protected files, DESIGN §7)
 
@@ -132,6 +135,15 @@ public protocol KeychainBackend: Sendable {
     func latestChangeSequence() throws(EngineError) -> Int64
     /// Calls `handler` whenever the feed may have grown (any writer, any process), until the observation ends.
     func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation
+}
+
+extension KeychainBackend {
+    /// Sets the erase threshold of a keychain that has no passcode; with one set, it is refused
+    /// (``EngineError/Code/authFailed``): the current passcode must vouch for the change.
+    @available(*, deprecated, message: "pass the current passcode: setEraseAfter(failures:passcode:)")
+    public func setEraseAfter(failures: Int) throws(EngineError) {
+        try setEraseAfter(failures: failures, passcode: nil)
+    }
 }
 
 /// The keybag's state as a caller sees it.

@@ -164,15 +164,45 @@ struct KeybagConformanceTests {
         if let reopened = try keychain.reopen?() { #expect(try reopened.keybagStatus().failedAttempts == 0) }
     }
 
+    @Test(
+        "Arming, raising or lowering the erase needs the current passcode; a wrong one counts as any wrong passcode",
+        arguments: BackendFactory.all)
+    func eraseThresholdNeedsThePasscode(_ factory: BackendFactory) throws {
+        let keychain = try factory.open()
+        let backend = keychain.backend
+        // No passcode: nothing to prove (and nothing a wrong passcode could erase).
+        try backend.setEraseAfter(failures: 8, passcode: nil)
+        try backend.setPasscode("1234", current: nil)
+        try backend.addPassword("a", "kept", [.accessible: .string("dk")])
+        for failures in [6, 20, 0] {
+            var refusal: EngineError?
+            do { try backend.setEraseAfter(failures: failures, passcode: "bad") } catch { refusal = error }
+            #expect(refusal?.code == .authFailed && refusal?.message.contains("wrong passcode") == true)
+        }
+        #expect(try backend.keybagStatus().failedAttempts == 3)
+        #expect(try backend.keybagStatus().eraseAfter == 8)
+        try backend.setEraseAfter(failures: 6, passcode: "1234")
+        #expect(try backend.keybagStatus().eraseAfter == 6)
+        #expect(try backend.keybagStatus().failedAttempts == 0, "the right passcode clears the count, as an unlock")
+        // Wrong passcodes through it wait as any others do, and erase at the threshold like them.
+        for _ in 1...5 { #expect(status { try backend.setEraseAfter(failures: 0, passcode: "bad") } == .authFailed) }
+        #expect(status { try backend.setEraseAfter(failures: 0, passcode: "1234") } == .interactionNotAllowed)
+        #expect(try backend.keybagStatus().eraseAfter == 6)
+        keychain.clock.advance(by: 3600)
+        try backend.setEraseAfter(failures: 0, passcode: "1234")
+        #expect(try backend.keybagStatus().eraseAfter == nil)
+        #expect(try backend.password("a") == "kept")
+    }
+
     @Test("Erase after N failures, when enabled, wipes items and the passcode", arguments: BackendFactory.all)
     func eraseAfterFailures(_ factory: BackendFactory) throws {
         let keychain = try factory.open()
         let backend = keychain.backend
         try backend.setPasscode("1234", current: nil)
         try backend.addPassword("a", "doomed", [.accessible: .string("dk")])
-        #expect(status { try backend.setEraseAfter(failures: 3) } == .param)
-        #expect(status { try backend.setEraseAfter(failures: -1) } == .param)
-        try backend.setEraseAfter(failures: 6)
+        #expect(status { try backend.setEraseAfter(failures: 3, passcode: "1234") } == .param)
+        #expect(status { try backend.setEraseAfter(failures: -1, passcode: "1234") } == .param)
+        try backend.setEraseAfter(failures: 6, passcode: "1234")
         #expect(try backend.keybagStatus().eraseAfter == 6)
         for attempt in 1...6 {
             #expect(status { try backend.unlock(passcode: "bad") } == .authFailed)

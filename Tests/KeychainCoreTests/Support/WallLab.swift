@@ -164,8 +164,9 @@ final class WallLab {
     /// Root's client: registers apps and looks into any user's keychain.
     let root: DaemonClient
 
-    init() throws {
-        daemon = try DaemonProcess(account: .deployed)
+    /// A lab whose daemon reads the time from its clock file when `readsClockFile` (``TestClock(file:)``).
+    init(readsClockFile: Bool = false) throws {
+        daemon = try DaemonProcess(readsClockFile: readsClockFile, account: .deployed)
         apps = try TemporaryDirectory(prefix: "kcw-apps")
         // Other users reach the socket and the probes; the state directory stays the daemon's alone (0700).
         for directory in [daemon.directory.url.path, apps.url.path] { chmod(directory, 0o755) }

@@ -65,7 +65,9 @@ final class InterposedBackend: KeychainBackend {
         try engine.setPasscode(passcode, current: current)
     }
     func removePasscode(current: String) throws(EngineError) { try engine.removePasscode(current: current) }
-    func setEraseAfter(failures: Int) throws(EngineError) { try engine.setEraseAfter(failures: failures) }
+    func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+        try engine.setEraseAfter(failures: failures, passcode: passcode)
+    }
     func canOpenFiles(of fileClass: FileKeyClass) -> Bool { engine.canOpenFiles(of: fileClass) }
     func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data {
         try engine.wrapFileKey(key, for: fileClass, context: context)
