@@ -71,7 +71,7 @@ let package = Package(
         // as registered apps and run them as another user.
         .executableTarget(
             name: "keychaind-probe",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "FileProtection"]
         ),
         // Asks for a secret with KeychainCore's prompters, as a program would: the prompt tests run it on a
         // pseudo-terminal, without one, and with a fake pinentry.

@@ -11,6 +11,14 @@
 //       get ACCOUNT [GROUP]           reads a generic password's secret, searching GROUP when given
 //       unlock PASSCODE               unlocks the user's keychain
 //       erase-after N [PASSCODE]      sets the erase threshold, vouched for by PASSCODE when given
+//       verify                        verifies the whole keychain (its item count)
+//       list-apps                     the registered apps' paths
+//       latest-sequence               where the caller's change feed starts
+//       changes SEQUENCE              the feed after SEQUENCE: how many changes, and the cursor
+//       watch PROGRAM ARG…            subscribes to change notices, runs PROGRAM ARG… to its end, then adds an
+//                                     item of its own: the notices counted before and after that add
+//       protect-file PATH TEXT        writes a protected file (class C) holding TEXT
+//       read-protected PATH           reads a protected file
 //       get-as-user UID ACCOUNT       the same on another user's keychain (the envelope names UID)
 //       exec-then PROGRAM ARG…        keeps the connection and execs PROGRAM fd:N ARG… in its place
 //       spawn-then PROGRAM ARG…       a child PROGRAM fd:N ARG… shares the connection; then describe again
@@ -26,8 +34,10 @@
 // line on standard output: {"status": <OSStatus, 0 on success>, …}. Exit status 0 unless the arguments are
 // malformed (then 2).
 
+import FileProtection
 import Foundation
 import KeychainCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -204,6 +214,32 @@ func stealByExec(_ socket: SeqPacketSocket, _ account: String, _ program: [Strin
     emitSecret(try Connection.receive(on: socket))
 }
 
+/// Notices counted while `program` runs and settles, then after an add of this program's own (the subscription's
+/// proof of life): a program should hear of its own writes, and of no one else's.
+func watch(_ client: DaemonClient, then program: [String]) throws(EngineError) {
+    let notices = Mutex(0)
+    let observation = try client.observeChanges { notices.withLock { $0 += 1 } }
+    defer { observation.cancel() }
+    wait(for: spawn(program))
+    // Time for a notice of the program's writes to arrive, were one sent (they come within milliseconds).
+    Thread.sleep(forTimeInterval: 0.5)
+    let before = notices.withLock { $0 }
+    let own = NewItem(itemClass: .genericPassword, attributes: attributes("watcher-\(getpid())"), data: Data("w".utf8))
+    _ = try client.add(own, for: DaemonCallers.unregistered)
+    for _ in 0..<1_000 where notices.withLock({ $0 }) == before { Thread.sleep(forTimeInterval: 0.01) }
+    Thread.sleep(forTimeInterval: 0.2)
+    emit(["status": 0, "before": before, "after": notices.withLock { $0 } - before])
+}
+
+/// Runs a protected-file operation, printing its outcome.
+func protectedFile(_ body: () throws(FileProtectionError) -> [String: Any]) {
+    do throws(FileProtectionError) {
+        emit(["status": 0].merging(try body()) { $1 })
+    } catch {
+        emit(["status": Int(error.status), "message": error.message])
+    }
+}
+
 func readFile(_ path: String) {
     let descriptor = open(path, O_RDONLY)
     guard descriptor >= 0 else {
@@ -272,6 +308,40 @@ func run(_ arguments: [String]) throws(EngineError) {
         guard let failures = Int(rest[0]) else { usage("erase-after needs a count, not \(rest[0])") }
         _ = try connection.call(.setEraseAfter(failures, passcode: rest.count == 2 ? rest[1] : nil))
         emit(["status": 0])
+    case ("verify", 0):
+        guard case .report(let report) = try connection.call(.verify) else { usage("verify answered otherwise") }
+        emit(["status": 0, "items": report.itemCount])
+    case ("list-apps", 0):
+        guard case .apps(let apps) = try connection.call(.listApps) else { usage("list-apps answered otherwise") }
+        emit(["status": 0, "apps": apps.map(\.path)])
+    case ("latest-sequence", 0):
+        guard case .sequence(let sequence) = try connection.call(.latestChangeSequence) else {
+            usage("latest-sequence answered otherwise")
+        }
+        emit(["status": 0, "sequence": sequence])
+    case ("changes", 1):
+        guard let since = Int64(rest[0]) else { usage("changes needs a sequence, not \(rest[0])") }
+        guard case .changes(let batch) = try connection.call(.changes(since: since, limit: 100)) else {
+            usage("changes answered otherwise")
+        }
+        emit(["status": 0, "count": batch.changes.count, "sequence": batch.cursor])
+    case ("watch", 1...):
+        guard case .client(let client) = connection else { usage("watch needs a socket path") }
+        try watch(client, then: rest)
+    case ("protect-file", 2):
+        guard case .client(let client) = connection else { usage("protect-file needs a socket path") }
+        protectedFile { () throws(FileProtectionError) in
+            try ProtectedFiles(backend: client).write(
+                Data(rest[1].utf8), to: URL(fileURLWithPath: rest[0]),
+                protection: .completeUntilFirstUserAuthentication)
+            return [:]
+        }
+    case ("read-protected", 1):
+        guard case .client(let client) = connection else { usage("read-protected needs a socket path") }
+        protectedFile { () throws(FileProtectionError) in
+            let data = try ProtectedFiles(backend: client).contents(of: URL(fileURLWithPath: rest[0]))
+            return ["secret": String(decoding: data, as: UTF8.self)]
+        }
     case ("get-as-user", 2):
         guard let uid = UInt32(rest[0]) else { usage("get-as-user needs a uid, not \(rest[0])") }
         emitSecret(try connection.call(getRequest(rest[1], group: nil), user: uid))

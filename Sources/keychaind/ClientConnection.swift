@@ -90,10 +90,31 @@ final class ClientConnection: Sendable {
         return true
     }
 
+    /// Notices of the changes the principal may see, and of no others: a notice for every write would tell one app
+    /// when another writes. On each of the engine's notices, the feed is read from where the last one left it
+    /// (a cursor the client never sees) and a notice is sent only when a change of the caller's is among them.
     private func subscribe(_ envelope: DaemonEnvelope, _ principal: Principal) throws(EngineError) -> ChangeObservation
     {
         let engine = try dispatcher.keychains.engine(for: dispatcher.targetUser(of: envelope, from: principal))
-        return try engine.observeChanges { [weak self] in self?.send(.changed) }
+        let cursor = Mutex(try engine.latestChangeSequence())
+        let caller = principal.caller
+        return try engine.observeChanges { [weak self] in
+            let concernsCaller = cursor.withLock { cursor in
+                while true {
+                    do throws(EngineError) {
+                        let batch = try engine.changes(since: cursor, for: caller, limit: Engine.maximumChangeBatch)
+                        cursor = batch.cursor
+                        if !batch.changes.isEmpty { return true }
+                        if !batch.hasMore { return false }
+                    } catch {
+                        // Compacted past the cursor, or refused: what changed is unknown, so say something did.
+                        cursor = (try? engine.latestChangeSequence()) ?? cursor
+                        return true
+                    }
+                }
+            }
+            if concernsCaller { self?.send(.changed) }
+        }
     }
 
     private func send(_ reply: DaemonReply) {

@@ -37,6 +37,8 @@ struct RequestDispatcher: Sendable {
             try registry.unregister(executable: path)
             return .done
         case .listApps:
+            // Which apps a machine runs, with their groups, is root's to know.
+            try requireRoot(principal, "list the registered apps")
             return .apps(registry.all.map(Self.shown))
         case .describe:
             return .description(
@@ -55,6 +57,27 @@ struct RequestDispatcher: Sendable {
         case .addOrUpdate(let item): return try grouped(.addOrUpdate(item), envelope, principal)
         case .update(let query, let changes): return try grouped(.update(query, changes), envelope, principal)
         case .delete(let query): return try grouped(.delete(query), envelope, principal)
+        case .verify:
+            // A report on every row (counts, damage, persistent references) would describe every app's items.
+            try requireRoot(
+                principal, "verify a whole keychain through keychaind (its report covers every app's items)")
+            return .report(try keychains.engine(for: targetUser(of: envelope, from: principal)).verify())
+        case .latestChangeSequence:
+            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
+            return .sequence(try engine.confinedLatestChangeSequence(for: caller))
+        case .changes(let since, let limit):
+            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
+            return .changes(try engine.confinedChanges(since: since, for: caller, limit: limit))
+        case .wrapFileKey(let bytes, let fileClass, let context):
+            // Bound to the caller's group: only programs entitled to it open the file (item keys have the same wall).
+            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
+            let key = try SecretKey(copying: bytes)
+            return .data(try engine.wrapFileKey(key, for: fileClass, context: context, boundTo: caller.defaultGroup))
+        case .unwrapFileKey(let wrapped, let fileClass, let context):
+            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
+            let key = try engine.unwrapFileKey(
+                wrapped, for: fileClass, context: context, caller: caller, unboundGroup: Principal.unregisteredGroup)
+            return .data(key.withUnsafeBytes { Data($0) })
         default:
             let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
             return envelope.request.carriedOut(on: engine, for: caller)

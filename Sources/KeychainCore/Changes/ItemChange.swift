@@ -57,6 +57,7 @@ public struct ChangeBatch: Sendable, Hashable, Codable {
     public var changes: [ItemChange]
     /// The sequence to pass to the next call: the last change this page examined, whether or not the caller may
     /// see it (so a reader never examines a record twice). Equal to the request's sequence when nothing is new.
+    /// Through keychaind it passes no change the caller may not see, so it tells nothing of other groups' writes.
     public var cursor: Int64
     /// Whether more changes may follow right away (the page was cut at its limit).
     public var hasMore: Bool

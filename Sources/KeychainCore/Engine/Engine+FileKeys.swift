@@ -17,43 +17,64 @@ extension Engine {
         }
     }
 
-    /// Wraps a file key for a class: class B needs only the public key, so it works while locked.
+    /// Wraps a file key for a class: class B needs only the public key, so it works while locked. The key is bound
+    /// to no access group (embedded, any program that opens the keychain may open the file; through keychaind
+    /// such a key is the user's unregistered programs').
     public func wrapFileKey(
         _ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]
     ) throws(EngineError) -> Data {
-        switch fileClass {
-        case .classB:
-            let (uuid, publicKey) = try state.withLock { (state) throws(EngineError) -> (Data, Data) in
-                guard let publicKey = state.keybag.classBPublicKey else {
-                    throw EngineError(.invalidKeychain, "the keybag has no class B public key")
-                }
-                return (state.keybag.uuid, publicKey)
-            }
-            return try PublicKeySeal.seal(
-                key: key, to: publicKey, associatedData: Self.associatedData(uuid, fileClass, context))
-        case .classA, .classC, .classD:
-            let (uuid, wrappingKey) = try wrappingKey(for: fileClass)
-            return try AEAD.seal(
-                key: key, under: wrappingKey, associatedData: Self.associatedData(uuid, fileClass, context))
-        }
+        try wrap(key, for: fileClass) { uuid in Self.associatedData(uuid, fileClass, context) }
     }
 
-    /// Unwraps a file key, or says why it cannot be unwrapped now.
+    /// Wraps a file key bound to an access group (keychaind binds its caller's default group): the wrapped form
+    /// carries the group's blind-index hash, bound into the associated data, and
+    /// ``unwrapFileKey(_:for:context:caller:unboundGroup:)`` opens it only for a caller entitled to that group.
+    package func wrapFileKey(
+        _ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8], boundTo group: String
+    ) throws(EngineError) -> Data {
+        let groupHash = try state.withLock { (state) throws(EngineError) -> Data in
+            try state.keybag.blindIndex.group(group)
+        }
+        let inner = try wrap(key, for: fileClass) { uuid in
+            Self.associatedData(uuid, fileClass, context, groupHash: groupHash)
+        }
+        return Data([FileKeyBinding.marker]) + groupHash + inner
+    }
+
+    /// Unwraps a file key, bound to an access group or not, or says why it cannot be unwrapped now. It checks no
+    /// entitlement: embedded, access groups are rules, not a wall.
     public func unwrapFileKey(
         _ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]
     ) throws(EngineError) -> SecretKey {
-        switch fileClass {
-        case .classB:
-            let (uuid, keyPair) = try state.withLock { (state) throws(EngineError) -> (Data, KeyAgreementKeyPair) in
-                guard let keyPair = try? state.keybag.classBKeyPair() else { throw Self.unavailable(fileClass) }
-                return (state.keybag.uuid, keyPair)
-            }
-            return try PublicKeySeal.open(
-                wrapped, with: keyPair, associatedData: Self.associatedData(uuid, fileClass, context))
-        case .classA, .classC, .classD:
-            let (uuid, wrappingKey) = try wrappingKey(for: fileClass)
-            return try AEAD.open(
-                key: wrapped, under: wrappingKey, associatedData: Self.associatedData(uuid, fileClass, context))
+        let binding = try FileKeyBinding(wrapped, for: fileClass)
+        return try unwrap(binding.inner, for: fileClass) { uuid in
+            Self.associatedData(uuid, fileClass, context, groupHash: binding.groupHash)
+        }
+    }
+
+    /// Unwraps a file key for `caller`, who must be entitled to the group it is bound to — or, for a key bound to
+    /// none (written embedded, or through keychaind before keys were bound), to `unboundGroup` — else
+    /// ``EngineError/Code/missingEntitlement``. keychaind unwraps every key so.
+    package func unwrapFileKey(
+        _ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8], caller: Caller, unboundGroup: String
+    ) throws(EngineError) -> SecretKey {
+        let binding = try FileKeyBinding(wrapped, for: fileClass)
+        let isEntitled = try state.withLock { (state) throws(EngineError) -> Bool in
+            guard let groupHash = binding.groupHash else { return caller.canAccess(unboundGroup) }
+            return try ChangeVisibility(caller: caller, index: state.keybag.blindIndex).includes(groupHash: groupHash)
+        }
+        guard isEntitled else {
+            throw EngineError(
+                .missingEntitlement,
+                "the protected file's key is bound to "
+                    + (binding.groupHash == nil
+                        ? "no access group, which keychaind gives to the user's unregistered programs only"
+                        : "an access group")
+                    + " that \(caller.applicationIdentifier) is not entitled to (it has: "
+                    + "\(caller.accessGroups.joined(separator: ", ")))")
+        }
+        return try unwrap(binding.inner, for: fileClass) { uuid in
+            Self.associatedData(uuid, fileClass, context, groupHash: binding.groupHash)
         }
     }
 
@@ -68,6 +89,42 @@ extension Engine {
     }
 
     // MARK: Private
+
+    /// Wraps a key for a class under the associated data `binding` gives for the keybag's identifier.
+    private func wrap(
+        _ key: SecretKey, for fileClass: FileKeyClass, binding: ([UInt8]) -> [UInt8]
+    ) throws(EngineError) -> Data {
+        switch fileClass {
+        case .classB:
+            let (uuid, publicKey) = try state.withLock { (state) throws(EngineError) -> (Data, Data) in
+                guard let publicKey = state.keybag.classBPublicKey else {
+                    throw EngineError(.invalidKeychain, "the keybag has no class B public key")
+                }
+                return (state.keybag.uuid, publicKey)
+            }
+            return try PublicKeySeal.seal(key: key, to: publicKey, associatedData: binding(Array(uuid)))
+        case .classA, .classC, .classD:
+            let (uuid, wrappingKey) = try wrappingKey(for: fileClass)
+            return try AEAD.seal(key: key, under: wrappingKey, associatedData: binding(Array(uuid)))
+        }
+    }
+
+    /// Opens a wrapped key of a class under the associated data `binding` gives for the keybag's identifier.
+    private func unwrap(
+        _ wrapped: Data, for fileClass: FileKeyClass, binding: ([UInt8]) -> [UInt8]
+    ) throws(EngineError) -> SecretKey {
+        switch fileClass {
+        case .classB:
+            let (uuid, keyPair) = try state.withLock { (state) throws(EngineError) -> (Data, KeyAgreementKeyPair) in
+                guard let keyPair = try? state.keybag.classBKeyPair() else { throw Self.unavailable(fileClass) }
+                return (state.keybag.uuid, keyPair)
+            }
+            return try PublicKeySeal.open(wrapped, with: keyPair, associatedData: binding(Array(uuid)))
+        case .classA, .classC, .classD:
+            let (uuid, wrappingKey) = try wrappingKey(for: fileClass)
+            return try AEAD.open(key: wrapped, under: wrappingKey, associatedData: binding(Array(uuid)))
+        }
+    }
 
     private static let headerTagByteCount = 32
 
@@ -100,9 +157,16 @@ extension Engine {
         }
     }
 
-    /// Binds a wrapped file key to this keybag, its class and the file's header fields.
-    private static func associatedData(_ keybag: Data, _ fileClass: FileKeyClass, _ context: [UInt8]) -> [UInt8] {
-        Array("swift-keychain file key v1".utf8) + Array(keybag) + [fileClass.rawValue] + context
+    /// Binds a wrapped file key to this keybag, its class and the file's header fields, and to an access group
+    /// when it is bound to one (its blind-index hash).
+    private static func associatedData(
+        _ keybag: [UInt8], _ fileClass: FileKeyClass, _ context: [UInt8], groupHash: Data? = nil
+    ) -> [UInt8] {
+        guard let groupHash else {
+            return Array("swift-keychain file key v1".utf8) + keybag + [fileClass.rawValue] + context
+        }
+        return Array("swift-keychain file key v2 group".utf8) + keybag + [fileClass.rawValue] + Array(groupHash)
+            + context
     }
 
     private static func unavailable(_ fileClass: FileKeyClass) -> EngineError {

@@ -151,6 +151,13 @@ struct ProbeLine: Decodable {
     var traced: Bool?
     var egid: UInt32?
     var errno: Int32?
+    /// A change feed's sequence (`latest-sequence`, or the cursor of `changes`).
+    var sequence: Int64?
+    /// The changes a page of the feed held.
+    var count: Int?
+    /// Notices heard while another program ran, and after an add of the probe's own (`watch`).
+    var before: Int?
+    var after: Int?
 
     /// The status as an engine code (`nil` for success).
     var code: EngineError.Code? { status == 0 ? nil : EngineError.Code(rawValue: status) }
