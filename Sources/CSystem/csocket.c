@@ -2,6 +2,7 @@
 #include "CSystemSocket.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -114,9 +115,25 @@ int ck_socket_peer(int socket, int32_t *pid, int64_t *uid, int64_t *gid) {
 }
 
 int ck_pidfd_is_running(int pidfd) {
-#ifdef SYS_pidfd_send_signal
-    if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0) return 1;
-    return errno == ESRCH ? 0 : -1;
+    // A pidfd is readable once its process has exited. poll needs no permission over the process, where
+    // pidfd_send_signal(0) needs the right to signal it, which keychaind (another user, no CAP_KILL) lacks.
+    struct pollfd entry = {pidfd, POLLIN, 0};
+    int ready;
+    do {
+        ready = poll(&entry, 1, 0);
+    } while (ready < 0 && errno == EINTR);
+    if (ready < 0) return -1;
+    if (ready == 0) return 1;
+    if (entry.revents & POLLNVAL) {
+        errno = EBADF;
+        return -1;
+    }
+    return 0;
+}
+
+int ck_pidfd_open(int32_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 #else
     errno = ENOSYS;
     return -1;

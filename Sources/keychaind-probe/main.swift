@@ -29,6 +29,8 @@
 //                                     execs PROGRAM ARG… (a registered app); this process reads the reply
 //     keychaind-probe - sleep SECONDS  says so on one line, then sleeps (an app that stays put)
 //     keychaind-probe - read-file PATH reads a file (the tests' check that a user cannot read their keychain)
+//     keychaind-probe - liveness PID   keychaind's liveness check of PID through a pidfd, then again once PID
+//                                      has exited: {"running": …, "stillRunning": …} (null: it cannot say)
 //
 // `fd:N` is a connection inherited from `exec-then` or `spawn-then`, past its handshake. Every outcome is one JSON
 // line on standard output: {"status": <OSStatus, 0 on success>, …}. Exit status 0 unless the arguments are
@@ -265,6 +267,15 @@ func run(_ arguments: [String]) throws(EngineError) {
         return
     case ("read-file", 1):
         return readFile(rest[0])
+    case ("liveness", 1):
+        guard let pid = Int32(rest[0]), let process = ProcessHandle.open(pid: pid) else {
+            usage("no process \(rest[0]) to open")
+        }
+        let running = process.isRunning
+        var exited = pollfd(fd: process.descriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&exited, 1, 60_000)
+        emit(["status": 0, "running": running ?? NSNull(), "stillRunning": process.isRunning ?? NSNull()])
+        return
     default: break
     }
     let connection: Connection

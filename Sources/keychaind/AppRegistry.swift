@@ -41,9 +41,14 @@ final class AppRegistry: Sendable {
         var changed: Int
     }
 
-    /// Loads the registry at `path` (empty when the file does not exist).
-    init(path: String) throws(EngineError) {
+    /// Where `register` looks for other executables setgid to an app's group, besides the app's own directory.
+    private let searchedDirectories: [String]
+
+    /// Loads the registry at `path` (empty when the file does not exist); registrations search
+    /// `searchedDirectories` for executables that share an app's group (``SharedGroupCheck``).
+    init(path: String, searchedDirectories: [String] = SharedGroupCheck.systemDirectories) throws(EngineError) {
         self.path = path
+        self.searchedDirectories = searchedDirectories
         var loaded: [AppRegistration] = []
         if let data = FileManager.default.contents(atPath: path) {
             do {
@@ -76,7 +81,14 @@ final class AppRegistry: Sendable {
             throw EngineError(.param, "the entitlements for \(path): \(error.message)")
         }
         let setgidGroup = info.st_mode & S_ISGID != 0 ? UInt32(info.st_gid) : nil
-        if !allowsInsecureExecution { try Self.checkSetgidInstall(path, group: setgidGroup) }
+        if !allowsInsecureExecution {
+            try Self.checkSetgidInstall(path, group: setgidGroup)
+            if let setgidGroup {
+                try SharedGroupCheck.check(
+                    executable: path, app: (UInt64(info.st_dev), UInt64(info.st_ino)), group: setgidGroup,
+                    directories: searchedDirectories)
+            }
+        }
         let registration = AppRegistration(
             path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
             sha256: try Self.hex(FileDigest.sha256(ofFileAt: path)), caller: caller,

@@ -23,8 +23,10 @@ struct Principal: Equatable, Sendable {
     /// the message was sent with the app's setgid group: ``AppRegistry/registration(for:pid:sentGroup:)``), else
     /// the user's unregistered programs; root is entitled to every group of the keychain it reaches.
     ///
-    /// `pidfd` (when the kernel attached one) pins the process: the checks read `/proc/PID`, and a process that
-    /// exited meanwhile (its pid free for reuse) gets no registered identity.
+    /// A pidfd pins the process: the kernel's, attached to the message (`SCM_PIDFD`), else one opened before
+    /// anything is read (`pidfd_open`). The checks read `/proc/PID`, and a process that exited meanwhile (its pid
+    /// free for reuse) gets no registered identity. Its liveness is asked with `poll`, which needs no permission
+    /// over the process (the deployed daemon, another user without `CAP_KILL`, may not signal it).
     static func resolve(sender: MessageSender, registry: AppRegistry) -> Principal {
         if sender.uid == 0 {
             return Principal(uid: 0, caller: DaemonCallers.root, isRoot: true)
@@ -36,9 +38,10 @@ struct Principal: Equatable, Sendable {
         else {
             return Principal(uid: sender.uid, caller: unregistered, isRoot: false)
         }
+        let process = sender.process ?? ProcessHandle.open(pid: sender.pid)
         if let facts = ProcessFacts.read(pid: sender.pid),
             let app = registry.registration(for: facts, pid: sender.pid, sentGroup: sender.gid),
-            sender.process?.isRunning ?? (ProcessFacts.read(pid: sender.pid) == facts)
+            process?.isRunning ?? (ProcessFacts.read(pid: sender.pid) == facts)
         {
             return Principal(uid: sender.uid, caller: app.caller, isRoot: false)
         }

@@ -39,7 +39,10 @@ ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *trunca
 int ck_socket_peer(int socket, int32_t *pid, int64_t *uid, int64_t *gid);
 
 /// Whether the process `pidfd` refers to is still running: 1, 0 (it exited: its pid may be reused), or -1 with
-/// errno when the kernel has no pidfd_send_signal.
+/// errno. Asked with poll (readable once the process exited), which needs no permission over the process.
 int ck_pidfd_is_running(int pidfd);
+
+/// A pidfd of the process `pid` (pidfd_open), close-on-exec, or -1 with errno.
+int ck_pidfd_open(int32_t pid);
 
 #endif

@@ -42,7 +42,15 @@ package final class ProcessHandle: Sendable {
 
     deinit { Glibc.close(descriptor) }
 
-    /// Whether the process is still running (`nil` when the kernel cannot say).
+    /// A pidfd of the process `pid` now (`pidfd_open`), or `nil` when it is gone or the kernel has none. Opened
+    /// after the fact, it pins whichever process has the pid by then: the kernel's own (``MessageSender/process``)
+    /// is better where it attaches one.
+    package static func open(pid: Int32) -> ProcessHandle? {
+        let descriptor = ck_pidfd_open(pid)
+        return descriptor >= 0 ? ProcessHandle(descriptor: descriptor) : nil
+    }
+
+    /// Whether the process is still running (`nil` when the kernel cannot say). Needs no permission over it.
     package var isRunning: Bool? {
         switch ck_pidfd_is_running(descriptor) {
         case 1: true

@@ -99,22 +99,26 @@ final class TestUser: Sendable {
     let uid: UInt32
     let gid: UInt32
 
-    init() throws {
+    /// A user with a group of its own, or `primaryGroup` as its primary group.
+    init(primaryGroup: TestGroup? = nil) throws {
         name = "kcw" + String(UUID().uuidString.prefix(8)).lowercased()
         try Wall.system(
             "useradd",
             [
                 "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
-                "--user-group", name,
-            ])
+            ] + (primaryGroup.map { ["--gid", $0.name] } ?? ["--user-group"]) + [name])
+        isOwnGroup = primaryGroup == nil
         guard let entry = getpwnam(name) else { throw WallError("useradd made no user \(name)") }
         uid = entry.pointee.pw_uid
         gid = entry.pointee.pw_gid
     }
 
+    /// Whether the user's primary group is its own (removed with it).
+    private let isOwnGroup: Bool
+
     deinit {
         _ = try? Wall.run([Wall.tool("userdel") ?? "/usr/sbin/userdel", name])
-        _ = try? Wall.run([Wall.tool("groupdel") ?? "/usr/sbin/groupdel", name])
+        if isOwnGroup { _ = try? Wall.run([Wall.tool("groupdel") ?? "/usr/sbin/groupdel", name]) }
     }
 
     /// The command line that runs `command` as this user (real and effective ids, no supplementary groups).
@@ -158,6 +162,9 @@ struct ProbeLine: Decodable {
     /// Notices heard while another program ran, and after an add of the probe's own (`watch`).
     var before: Int?
     var after: Int?
+    /// The liveness check's answers, while the process ran and after it ended (`- liveness`).
+    var running: Bool?
+    var stillRunning: Bool?
 
     /// The status as an engine code (`nil` for success).
     var code: EngineError.Code? { status == 0 ? nil : EngineError.Code(rawValue: status) }
