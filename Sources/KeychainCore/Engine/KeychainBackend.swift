@@ -109,10 +109,13 @@ public protocol KeychainBackend: Sendable {
     func canOpenFiles(of fileClass: FileKeyClass) -> Bool
     /// Wraps a file key for a class, binding `context` (the header fields that must not change) and this keybag.
     /// Throws ``EngineError/Code/interactionNotAllowed`` when the class cannot create files in the current state.
+    /// Through keychaind the key is also bound to the caller's default access group.
     func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data
     /// Unwraps a file key wrapped by ``wrapFileKey(_:for:context:)`` with the same class and context. Throws
     /// ``EngineError/Code/interactionNotAllowed`` when the class is unavailable and ``EngineError/Code/decode``
-    /// when the wrapped key, the class, the context or the keybag differ from those it was wrapped with.
+    /// when the wrapped key, the class, the context or the keybag differ from those it was wrapped with. Through
+    /// keychaind, a key bound to an access group opens only for a caller entitled to it, and one bound to none only
+    /// for the user's unregistered programs and root (else ``EngineError/Code/missingEntitlement``).
     func unwrapFileKey(_ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> SecretKey
     /// A tag (32 bytes) that authenticates a file header, computable in every lock state, so a header's class and
     /// fields can be trusted before the file key is available.
@@ -122,7 +125,8 @@ public protocol KeychainBackend: Sendable {
 
     // MARK: Integrity
 
-    /// Checks every row and the change log; reads only, and works in every lock state.
+    /// Checks every row and the change log; reads only, and works in every lock state. Through keychaind only root
+    /// may (the report covers every app's items): anyone else gets ``EngineError/Code/missingEntitlement``.
     func verify() throws(EngineError) -> VerificationReport
 
     // MARK: Change feed
@@ -131,9 +135,11 @@ public protocol KeychainBackend: Sendable {
     /// `limit`: attributes only, never data, readable in every lock state. A sequence the feed no longer holds
     /// every later change of throws the resync error (``EngineError/resyncSequence``).
     func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch
-    /// The newest change's sequence, where a reader that starts following now begins.
+    /// The newest change's sequence, where a reader that starts following now begins. Through keychaind, the newest
+    /// of the caller's own changes (or the compaction horizon, if later): nothing of other groups' writes.
     func latestChangeSequence() throws(EngineError) -> Int64
     /// Calls `handler` whenever the feed may have grown (any writer, any process), until the observation ends.
+    /// Through keychaind, only when it grew by a change the caller may see.
     func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation
 }
 
