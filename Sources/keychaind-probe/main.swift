@@ -17,6 +17,9 @@
 //       steal-by-exec ACCOUNT PROGRAM ARG…
 //                                     the exec race: a child sends a get of ACCOUNT on this connection, then
 //                                     execs PROGRAM ARG… (a registered app); this process reads the reply
+//       flood UNLOCKERS IDLE PASSCODE [REQUESTERS]
+//                                     one user flooding the daemon (Flood.swift): parallel unlocks, idle
+//                                     connections, lookups; prints one line once flooding, then runs until killed
 //     keychaind-probe - sleep SECONDS  says so on one line, then sleeps (an app that stays put)
 //     keychaind-probe - read-file PATH reads a file (the tests' check that a user cannot read their keychain)
 //
@@ -227,6 +230,8 @@ func run(_ arguments: [String]) throws(EngineError) {
         return
     case ("read-file", 1):
         return readFile(rest[0])
+    case ("flood", 3...4):
+        try flood(target, rest)
     default: break
     }
     let connection: Connection
