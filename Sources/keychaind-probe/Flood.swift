@@ -24,11 +24,16 @@ func flood(_ socketPath: String, _ arguments: [String]) throws(EngineError) -> N
     raiseDescriptorLimit()
     let owner = DaemonClient(socketPath: socketPath)
     if !(try owner.keybagStatus().hasPasscode) { try owner.setPasscode(passcode, current: nil) }
+    // Each unlocker connects before the idle connections are opened, so that all of them are in the daemon at once.
+    let connected = DispatchSemaphore(value: 0)
     for _ in 0..<unlockers {
-        repeatForever(DaemonClient(socketPath: socketPath)) { client throws(EngineError) in
+        let client = DaemonClient(socketPath: socketPath)
+        repeatForever(client, first: { _ = try? client.keybagStatus() }, then: connected) {
+            client throws(EngineError) in
             try client.unlock(passcode: passcode)
         }
     }
+    for _ in 0..<unlockers { _ = connected.wait(timeout: .now() + 30) }
     var connections: [SeqPacketSocket] = []
     var unconnected = 0
     var firstFailure: String?
@@ -77,12 +82,15 @@ func flood(_ socketPath: String, _ arguments: [String]) throws(EngineError) -> N
     }
 }
 
-/// Runs `body` on a thread of its own, again and again, with `client`; a refusal (errSecNotAvailable) waits a
-/// millisecond before the next try.
+/// Runs `body` on a thread of its own, again and again, with `client` (after `first`, then signalling `started`);
+/// a refusal (errSecNotAvailable) waits a millisecond before the next try.
 private func repeatForever(
-    _ client: DaemonClient, _ body: @escaping @Sendable (DaemonClient) throws(EngineError) -> Void
+    _ client: DaemonClient, first: @escaping @Sendable () -> Void = {}, then started: DispatchSemaphore? = nil,
+    _ body: @escaping @Sendable (DaemonClient) throws(EngineError) -> Void
 ) {
     let thread = Thread {
+        first()
+        started?.signal()
         while true {
             do throws(EngineError) {
                 try body(client)

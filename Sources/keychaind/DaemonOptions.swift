@@ -29,6 +29,10 @@ struct DaemonOptions {
     var bytesPerUser = 256 << 20
     /// ``bytesPerUser`` as it was given, for messages (`256M`).
     var bytesPerUserText = "256M"
+    /// `--sync-drop-in`: print the systemd drop-in for the sync stores (``SyncDropIn``) and exit.
+    var printsSyncDropIn = false
+    /// `--store URL`: stores the drop-in opens besides those the keychains are set up with.
+    var syncStores: [String] = []
 
     static let usage = """
         usage: keychaind --state-directory DIR [--socket PATH] [--idle-lock SECONDS] [limits…]
@@ -50,6 +54,10 @@ struct DaemonOptions {
           --idle-timeout SECONDS            a connection's time between requests before it is closed (default 60)
           --max-items-per-user N            items in a user's keychain (default 100000)
           --max-bytes-per-user SIZE         bytes a user's keychain takes, K, M or G allowed (default 256M)
+
+        usage: keychaind --sync-drop-in [--state-directory DIR] [--store URL]…
+          prints the systemd drop-in (keychaind.service.d/sync.conf) that opens exactly what the sync stores of the
+          keychains in DIR (default /var/lib/swift-keychain), and each --store URL, need under keychaind.service
         """
 
     /// Parses the arguments; a message naming the offending one when they are wrong.
@@ -94,6 +102,8 @@ struct DaemonOptions {
             case "--max-bytes-per-user":
                 options.bytesPerUserText = try value(of: flag)
                 options.bytesPerUser = try byteCount(options.bytesPerUserText, flag: flag)
+            case "--sync-drop-in": options.printsSyncDropIn = true
+            case "--store": options.syncStores.append(try value(of: flag))
             case "-h", "--help":
                 throw EngineError(.param, usage)
             default:
@@ -101,9 +111,17 @@ struct DaemonOptions {
             }
             index += 1
         }
-        guard let state, !state.isEmpty else { throw EngineError(.param, "--state-directory is required\n\(usage)") }
-        options.stateDirectory = URL(fileURLWithPath: state, isDirectory: true)
+        let stateDirectory = state ?? (options.printsSyncDropIn ? "/var/lib/swift-keychain" : nil)
+        guard let stateDirectory, !stateDirectory.isEmpty else {
+            throw EngineError(.param, "--state-directory is required\n\(usage)")
+        }
+        options.stateDirectory = URL(fileURLWithPath: stateDirectory, isDirectory: true)
         return options
+    }
+
+    /// A number of seconds as the options take it: `5`, `0.5`.
+    static func text(seconds: TimeInterval) -> String {
+        seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
     }
 
     /// `standard`, `minimum`, or `MIBxPASSES`.

@@ -88,9 +88,15 @@ enum UnitLimits {
         return limit
     }
 
-    /// Sets the daemon's descriptor limit (soft and hard) to the unit's, with util-linux's `prlimit`.
+    /// Sets the daemon's descriptor limit to the unit's, with util-linux's `prlimit`; no higher than the hard limit
+    /// this machine gives the tests, which only `CAP_SYS_RESOURCE` could raise (a container may lack it).
     static func apply(to daemon: DaemonProcess) throws {
         let pid = try #require(daemon.processIdentifier)
-        try Wall.system("prlimit", ["--pid", "\(pid)", "--nofile=\(try descriptors())"])
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            throw WallError("getrlimit: \(errno)")
+        }
+        let descriptors = min(try descriptors(), Int(clamping: limit.rlim_max))
+        try Wall.system("prlimit", ["--pid", "\(pid)", "--nofile=\(descriptors)"])
     }
 }

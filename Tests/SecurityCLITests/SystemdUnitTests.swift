@@ -41,6 +41,8 @@ struct SystemdUnitTests {
             "RestrictAddressFamilies=AF_UNIX", "CapabilityBoundingSet=CAP_SYS_PTRACE",
             "AmbientCapabilities=CAP_SYS_PTRACE", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes",
             "ExecStart=/usr/local/bin/keychaind --state-directory /var/lib/swift-keychain",
+            // Room for the daemon's per-user limits many times over (issue 20).
+            "LimitNOFILE=65536", "TasksMax=8192", "MemoryMax=4G",
         ] {
             #expect(service.contains("\n\(line)\n"), "keychaind.service lacks \(line)")
         }
@@ -66,6 +68,62 @@ struct SystemdUnitTests {
                 + ["keychaind.socket", "keychaind.service"].map { directory.url.appendingPathComponent($0).path })
         #expect(result.status == 0, "systemd-analyze verify: \(result.output)")
         let ours = result.output.split(separator: "\n").filter { $0.contains("keychaind") }
+        #expect(ours.isEmpty, "systemd-analyze verify: \(ours.joined(separator: "\n"))")
+    }
+
+    @Test(
+        "keychaind --sync-drop-in opens exactly what a home-folder store and a TCP PostgreSQL store need, and systemd-analyze verify accepts it",
+        .enabled(
+            if: SystemdUnitTests.tool("systemd-analyze") != nil,
+            "skipped: systemd-analyze is not installed (apt-get install systemd)")
+    )
+    func syncDropIn() throws {
+        let analyze = try #require(Self.tool("systemd-analyze"))
+        // A keychain of the daemon's set up for sync (as root does it, README "Sync"), and two stores named outright.
+        let state = try TemporaryDirectory(prefix: "kcd-state")
+        let keychain = state.url.appendingPathComponent("users/4242", isDirectory: true)
+        let home = try TestHome()
+        var tool = home.tool
+        tool.environment["KEYCHAIN_DAEMON"] = "off"
+        tool.environment["KEYCHAIN_HOME"] = keychain.path
+        let store = "file://" + home.url.appendingPathComponent("store").path
+        let initialized = try tool.run(["sync-init", "--store", store, "--device", "daemon"])
+        try #require(initialized.status == 0, "\(initialized.errors)")
+        let printed = try run(
+            BuiltExecutable.named("keychaind"),
+            [
+                "--sync-drop-in", "--state-directory", state.url.path, "--store",
+                "file:///home/kc-sync-test/Sync/keychain",
+                "--store", "postgresql://sync:hunter2@192.0.2.10:5432/keychain?sslmode=require",
+                "--store", "postgresql:///keychain?host=/run/postgresql",
+            ])
+        try #require(printed.status == 0, "\(printed.output)")
+        let dropIn = printed.output
+        #expect(dropIn.contains("#   uid 4242: \(store)\n"), "\(dropIn)")
+        #expect(!dropIn.contains("hunter2"), "the drop-in shows a password: \(dropIn)")
+        let settings = dropIn.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+        #expect(
+            settings == [
+                "[Service]", "ProtectHome=tmpfs", "BindPaths=\"-/home/kc-sync-test/Sync/keychain\"",
+                "PrivateNetwork=no", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "IPAddressAllow=192.0.2.10",
+            ], "\(dropIn)")
+
+        let units = try TemporaryDirectory(prefix: "units")
+        let service = try String(contentsOf: Self.units.appendingPathComponent("keychaind.service"), encoding: .utf8)
+            .replacingOccurrences(of: "/usr/local/bin/keychaind", with: BuiltExecutable.named("keychaind").path)
+        try Data(service.utf8).write(to: units.url.appendingPathComponent("keychaind.service"))
+        try FileManager.default.copyItem(
+            at: Self.units.appendingPathComponent("keychaind.socket"),
+            to: units.url.appendingPathComponent("keychaind.socket"))
+        let dropIns = units.url.appendingPathComponent("keychaind.service.d", isDirectory: true)
+        try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+        try Data(dropIn.utf8).write(to: dropIns.appendingPathComponent("sync.conf"))
+        let verified = try run(
+            analyze,
+            ["verify", "--man=no"]
+                + ["keychaind.socket", "keychaind.service"].map { units.url.appendingPathComponent($0).path })
+        #expect(verified.status == 0, "systemd-analyze verify: \(verified.output)")
+        let ours = verified.output.split(separator: "\n").filter { $0.contains("keychaind") }
         #expect(ours.isEmpty, "systemd-analyze verify: \(ours.joined(separator: "\n"))")
     }
 

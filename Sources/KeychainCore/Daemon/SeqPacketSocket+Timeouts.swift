@@ -55,6 +55,7 @@ extension SeqPacketSocket {
         guard let seconds, seconds > 0 else { return Glibc.timeval(tv_sec: 0, tv_usec: 0) }
         let whole = seconds.rounded(.down)
         return Glibc.timeval(
-            tv_sec: Int(min(whole, Double(Int32.max))), tv_usec: min(999_999, Int(((seconds - whole) * 1e6).rounded(.up))))
+            tv_sec: Int(min(whole, Double(Int32.max))),
+            tv_usec: min(999_999, Int(((seconds - whole) * 1e6).rounded(.up))))
     }
 }

@@ -189,7 +189,9 @@ package final class SeqPacketSocket: @unchecked Sendable {
             }
             let handle = attached.pidfd >= 0 ? ProcessHandle(descriptor: attached.pidfd) : nil
             if count < 0 {
-                if errno == EAGAIN { throw Self.timedOut(first ? "no message came" : "the rest of a message did not come") }
+                if errno == EAGAIN {
+                    throw Self.timedOut(first ? "no message came" : "the rest of a message did not come")
+                }
                 throw Self.failure("cannot receive from the keychaind socket", code: .notAvailable)
             }
             if count == 0 {
