@@ -45,21 +45,15 @@ final class UserQuotas: Sendable {
             } else {
                 known = try keychains.engine(for: uid).storageUsage()
             }
-            guard known.items + newItems <= options.itemsPerUser else {
+            for (kind, used, adding, most, option) in [
+                ("items", known.items, newItems, options.itemsPerUser, "--max-items-per-user \(options.itemsPerUser)"),
+                ("bytes", known.bytes, bytes, options.bytesPerUser, "--max-bytes-per-user \(options.bytesPerUserText)"),
+            ] where used + adding > most {
                 usage = known
                 throw EngineError(
                     .allocate,
-                    "the keychain of uid \(uid) holds \(known.items) items; \(newItems) more would pass the "
-                        + "\(options.itemsPerUser) keychaind allows a user (--max-items-per-user "
-                        + "\(options.itemsPerUser))")
-            }
-            guard known.bytes + bytes <= options.bytesPerUser else {
-                usage = known
-                throw EngineError(
-                    .allocate,
-                    "the keychain of uid \(uid) takes \(known.bytes) bytes; \(bytes) more would pass the "
-                        + "\(options.bytesPerUser) keychaind allows a user (--max-bytes-per-user "
-                        + "\(options.bytesPerUserText))")
+                    "the keychain of uid \(uid) holds \(used) \(kind); \(adding) more would pass the \(most) keychaind "
+                        + "allows a user (\(option))")
             }
             usage = StorageUsage(items: known.items + newItems, bytes: known.bytes + bytes)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
@@ -19,12 +18,8 @@ final class FloodingUser {
         var refusal: String?
     }
 
-    private let process = Process()
-    private let output = Output()
-
-    private final class Output: Sendable {
-        let text = Mutex("")
-    }
+    private let pid: pid_t
+    private let output: ChildPipe
 
     /// Starts `probe SOCKET flood UNLOCKERS IDLE PASSCODE REQUESTERS` as `user`.
     init(
@@ -33,47 +28,35 @@ final class FloodingUser {
     ) throws {
         let command = user.command(
             [probe, socket, "flood", String(unlockers), String(idle), passcode, String(requesters)])
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SWIFT_BACKTRACE": "enable=no"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        let output = self.output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                return
-            }
-            output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-        try process.run()
+        output = try ChildPipe()
+        // setpriv execs the probe, so this pid is the flooding process itself.
+        pid = try Spawn.start(
+            command[0], Array(command.dropFirst()),
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "SWIFT_BACKTRACE": "enable=no"],
+            descriptors: [-1, output.writing, -1], controllingTerminal: nil)
+        output.closeWriting()
     }
 
     deinit {
-        if process.isRunning {
-            // setpriv execs the probe, so this pid is the flooding process itself.
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
+        kill(pid, SIGKILL)
+        _ = try? Spawn.waitStatus(pid)
     }
 
-    /// The probe's report once it floods (polled every 10 ms for at most `seconds`).
+    /// The probe's report once it floods (waiting at most `seconds`).
     func report(within seconds: Double) throws -> Report {
-        for _ in 0..<Int(seconds * 100) {
-            let text = output.text.withLock { $0 }
-            if let line = text.split(separator: "\n").first {
-                do {
-                    return try JSONDecoder().decode(Report.self, from: Data(line.utf8))
-                } catch {
-                    throw WallError("the flooding probe printed \(line)")
-                }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        var entry = pollfd(fd: output.reading, events: Int16(POLLIN), revents: 0)
+        while byte != UInt8(ascii: "\n") {
+            guard poll(&entry, 1, Int32(seconds * 1000)) > 0, read(output.reading, &byte, 1) == 1 else {
+                throw WallError("the flooding probe reported nothing within \(seconds) s")
             }
-            guard process.isRunning else { break }
-            Thread.sleep(forTimeInterval: 0.01)
+            line.append(byte)
         }
-        throw WallError("the flooding probe reported nothing within \(seconds) s (running: \(process.isRunning))")
+        do {
+            return try JSONDecoder().decode(Report.self, from: Data(line))
+        } catch {
+            throw WallError("the flooding probe printed \(String(decoding: line, as: UTF8.self))")
+        }
     }
 }
