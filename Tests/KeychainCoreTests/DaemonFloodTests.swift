@@ -88,8 +88,9 @@ enum UnitLimits {
         return limit
     }
 
-    /// Sets the daemon's descriptor limit to the unit's, with util-linux's `prlimit`; no higher than the hard limit
-    /// this machine gives the tests, which only `CAP_SYS_RESOURCE` could raise (a container may lack it).
+    /// Sets the daemon's descriptor limit to the unit's, with util-linux's `prlimit`, no higher than the hard limit
+    /// this machine gives the tests. Without `CAP_SYS_RESOURCE` (a container may lack it) only the daemon's own
+    /// user may set its limits, and none may raise a hard limit: so `prlimit` runs as the daemon's user.
     static func apply(to daemon: DaemonProcess) throws {
         let pid = try #require(daemon.processIdentifier)
         var limit = rlimit()
@@ -97,6 +98,19 @@ enum UnitLimits {
             throw WallError("getrlimit: \(errno)")
         }
         let descriptors = min(try descriptors(), Int(clamping: limit.rlim_max))
-        try Wall.system("prlimit", ["--pid", "\(pid)", "--nofile=\(descriptors)"])
+        let prlimit = try #require(Wall.tool("prlimit"), "util-linux's prlimit is not installed")
+        var command = [prlimit, "--pid", "\(pid)", "--nofile=\(descriptors)"]
+        // Its real ids, from /proc/PID/status: the daemon is not dumpable, so /proc/PID itself is root's.
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8).split(separator: "\n")
+        func id(_ field: String) -> String? {
+            status.first { $0.hasPrefix(field + ":") }?.split(whereSeparator: \.isWhitespace).dropFirst().first
+                .map(String.init)
+        }
+        if let uid = id("Uid"), let gid = id("Gid"), uid != "0" {
+            let setpriv = Wall.tool("setpriv") ?? "/usr/bin/setpriv"
+            command = [setpriv, "--reuid=\(uid)", "--regid=\(gid)", "--clear-groups"] + command
+        }
+        let result = try Wall.run(command)
+        guard result.status == 0 else { throw WallError("\(command.joined(separator: " ")): \(result.errors)") }
     }
 }
