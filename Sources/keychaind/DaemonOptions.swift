@@ -14,7 +14,7 @@ struct DaemonOptions {
     /// How many connections one user may hold open at once; more are refused.
     var connectionsPerUser = 128
     /// How many of one user's requests are carried out at once; the others wait their turn.
-    var requestsPerUser = 4
+    var requestsPerUser = 8
     /// How many of one user's passcodes are stretched (Argon2id) at once.
     var passcodeChecksPerUser = 1
     /// How many passcodes are stretched at once in all (each takes the passcode cost's memory).
@@ -47,7 +47,7 @@ struct DaemonOptions {
 
         limits, per user (the uid of the process that opened the connection):
           --max-connections-per-user N      open connections (default 128); more are refused
-          --max-requests-per-user N         requests carried out at once (default 4); more wait their turn
+          --max-requests-per-user N         requests carried out at once (default 8); more wait their turn
           --max-passcode-checks-per-user N  passcodes stretched at once (default 1); more wait their turn
           --max-passcode-checks N           passcodes stretched at once by all users (default 4)
           --handshake-timeout SECONDS       a new connection's time to say hello (default 5)
