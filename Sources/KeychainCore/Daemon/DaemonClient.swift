@@ -233,11 +233,10 @@ package final class DaemonClient: KeychainBackend {
             throw Self.refusal(on: socket) ?? unavailable(error)
         }
         guard let message else { return try Self.expectWelcome(try receive(on: socket), path: socketPath, on: socket) }
+        guard socket.awaitMessage(timeout: timeout) else { throw noAnswer() }
         let welcome: (message: [UInt8], sender: MessageSender?)?
         do throws(EngineError) {
-            welcome = try receive(on: socket)
-        } catch  where error.message.hasPrefix(Self.noAnswer) {
-            throw error
+            welcome = try socket.receive()
         } catch {
             socket.close()
             let plain = try open(sending: nil)
@@ -285,18 +284,18 @@ package final class DaemonClient: KeychainBackend {
         }
     }
 
-    /// The start of the message of a call that the daemon did not answer in time.
-    private static let noAnswer = "keychaind did not answer"
+    /// A call the daemon did not answer within ``timeout``.
+    private func noAnswer() -> EngineError {
+        EngineError(
+            .notAvailable,
+            "keychaind did not answer at \(socketPath) within \(Int(timeout.rounded(.up))) s; the request may or may "
+                + "not have been carried out")
+    }
 
     /// The next message on `socket`, waiting at most ``timeout`` for it.
     private func receive(on socket: SeqPacketSocket) throws(EngineError) -> (message: [UInt8], sender: MessageSender?)?
     {
-        guard socket.awaitMessage(timeout: timeout) else {
-            throw EngineError(
-                .notAvailable,
-                "\(Self.noAnswer) at \(socketPath) within \(Int(timeout.rounded(.up))) s; the request may or may not "
-                    + "have been carried out")
-        }
+        guard socket.awaitMessage(timeout: timeout) else { throw noAnswer() }
         do throws(EngineError) {
             return try socket.receive()
         } catch {
