@@ -43,11 +43,13 @@ demo: bootstrap
 	$(SWIFT) build --product security
 	scripts/cli-demo $$($(SWIFT) build --show-bin-path)/security
 
-# keychain-bench also times the release `security` and keychaind as whole processes, so they are built; its sync
-# figures run on a folder store and on a throwaway PostgreSQL server (scripts/with-test-postgres).
+# keychain-bench also times the release `security` and keychaind as whole processes, so they are built (and
+# keychaind-probe, which floods the daemon as another user); its sync figures run on a folder store and on a
+# throwaway PostgreSQL server (scripts/with-test-postgres).
 bench: bootstrap static-security
 	$(SWIFT) build $(RELEASE) --product keychain-bench
 	$(SWIFT) build $(RELEASE) --product keychaind
+	$(SWIFT) build $(RELEASE) --product keychaind-probe
 	KEYCHAIN_BENCH_SECURITY=$(STATIC_BIN)/security \
 		scripts/with-test-postgres $(RELEASE_BIN)/keychain-bench $(BENCH_ARGS)
 

@@ -101,18 +101,22 @@ extension Keychain {
         try await offload { keychain throws(KeychainError) in try keychain.items(matching: query) }
     }
 
-    /// The generic passwords a query matches with their secrets, in one request; see `itemsWithSecrets(matching:)`.
+    /// The generic passwords a query matches with their secrets, in one request; see `itemsWithSecrets(matching:limit:)`.
     public func itemsWithSecrets(
-        matching query: GenericPassword.Query
+        matching query: GenericPassword.Query, limit: Int? = nil
     ) async throws(KeychainError) -> [(item: GenericPassword, secret: Data)]? {
-        try await offload { keychain throws(KeychainError) in try keychain.itemsWithSecrets(matching: query) }
+        try await offload { keychain throws(KeychainError) in
+            try keychain.itemsWithSecrets(matching: query, limit: limit)
+        }
     }
 
-    /// The internet passwords a query matches with their secrets, in one request; see `itemsWithSecrets(matching:)`.
+    /// The internet passwords a query matches with their secrets, in one request; see `itemsWithSecrets(matching:limit:)`.
     public func itemsWithSecrets(
-        matching query: InternetPassword.Query
+        matching query: InternetPassword.Query, limit: Int? = nil
     ) async throws(KeychainError) -> [(item: InternetPassword, secret: Data)]? {
-        try await offload { keychain throws(KeychainError) in try keychain.itemsWithSecrets(matching: query) }
+        try await offload { keychain throws(KeychainError) in
+            try keychain.itemsWithSecrets(matching: query, limit: limit)
+        }
     }
 
     // MARK: Migration

@@ -84,21 +84,24 @@ extension Keychain {
     }
 
     /// The generic passwords a query matches, each with its secret, read in one request (one round trip through
-    /// keychaind). `nil` when one of them needs the user to authenticate before its secret is read (an item with
-    /// access control): this never asks, so read those one at a time with `secret(for:)`, which does. Empty when
-    /// none match; a locked item among them throws ``KeychainError/interactionNotAllowed``.
+    /// keychaind): all of them, or at most `limit`. `nil` when one of them needs the user to authenticate before
+    /// its secret is read (an item with access control): this never asks, so read those one at a time with
+    /// `secret(for:)`, which does. Empty when none match; a locked item among them throws
+    /// ``KeychainError/interactionNotAllowed``. Through keychaind one reply carries at most 48 MiB: more is
+    /// ``KeychainError/dataTooLarge``, naming the limit (ask for fewer, or list the items and read their secrets
+    /// one at a time).
     public func itemsWithSecrets(
-        matching query: GenericPassword.Query
+        matching query: GenericPassword.Query, limit: Int? = nil
     ) throws(KeychainError) -> [(item: GenericPassword, secret: Data)]? {
-        try itemsWithSecretsMatching(query)
+        try itemsWithSecretsMatching(query, limit: limit)
     }
 
-    /// The internet passwords a query matches, each with its secret, read in one request; `nil` when one of them
-    /// needs the user to authenticate (see the generic-password form).
+    /// The internet passwords a query matches, each with its secret, read in one request: all of them, or at most
+    /// `limit`; `nil` when one of them needs the user to authenticate (see the generic-password form).
     public func itemsWithSecrets(
-        matching query: InternetPassword.Query
+        matching query: InternetPassword.Query, limit: Int? = nil
     ) throws(KeychainError) -> [(item: InternetPassword, secret: Data)]? {
-        try itemsWithSecretsMatching(query)
+        try itemsWithSecretsMatching(query, limit: limit)
     }
 
     // MARK: Private
@@ -176,10 +179,10 @@ extension Keychain {
     }
 
     private func itemsWithSecretsMatching<Query: StoredItemQuery>(
-        _ query: Query
+        _ query: Query, limit: Int?
     ) throws(KeychainError) -> [(item: Query.Value, secret: Data)]? {
         var itemQuery = query.itemQuery
-        itemQuery.limit = .all
+        itemQuery.limit = limit.map { .upTo(max(1, $0)) } ?? .all
         itemQuery.returning = [.attributes, .data]
         return try perform("cannot list \(Query.Value.self) items") {
             (connection, caller) throws(EngineError) -> [(item: Query.Value, secret: Data)]? in

@@ -6,8 +6,9 @@ import Synchronization
 /// a thread with a `DaemonClient`, and so a connection, of its own) beside embedded find; durable add with 1 and
 /// 8 clients beside the one-writer floor (plain SQLite, `synchronous=FULL`); and `security find-generic-password
 /// -w` as a whole process through the daemon, on a keychain without a passcode and on one with a passcode unlocked
-/// earlier. The daemon is the release `keychaind` beside the bench, on a temporary socket and state directory,
-/// killed and reaped at the end whatever happens.
+/// earlier; and the same as one user while another floods the daemon (FloodBench.swift). The daemon is the
+/// release `keychaind` beside the bench, on a temporary socket and state directory, killed and reaped at the end
+/// whatever happens.
 enum DaemonBench {
     /// The figures, named as in the JSON report.
     struct Report: Codable {
@@ -28,6 +29,10 @@ enum DaemonBench {
         var cli_find_passcode_ms: Double?
         /// Why the CLI was not measured, when it was not.
         var cli_note: String?
+        /// One user's `find-generic-password -w`, quiet and while another user floods the daemon.
+        var flood: FloodBench.Report?
+        /// Why the flood was not measured, when it was not.
+        var flood_note: String?
     }
 
     static let clients = 8
@@ -47,6 +52,7 @@ enum DaemonBench {
             items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
             add_eight_clients: addEight)
         try measureCLI(daemon: daemon, into: &report)
+        (report.flood, report.flood_note) = try FloodBench.run(daemon: daemon)
         return report
     }
 

@@ -167,6 +167,19 @@ struct ReportTable {
         if let note = daemon.cli_note {
             lines.append("  security find-generic-password -w through keychaind: \(note)")
         }
+        if let flood = daemon.flood {
+            let added = flood.flooded_p50_ms - flood.quiet_p50_ms
+            lines.append(
+                "  one user's find-generic-password -w while another floods keychaind (\(flood.flood); "
+                    + "\(flood.held) idle connections held, \(flood.refused) refused), \(flood.runs) runs each:")
+            lines.append(
+                "    quiet p50 \(format(flood.quiet_p50_ms, 2)) ms, p99 \(format(flood.quiet_p99_ms, 2)) ms; flooded p50 "
+                    + "\(format(flood.flooded_p50_ms, 2)) ms, p99 \(format(flood.flooded_p99_ms, 2)) ms: "
+                    + "+\(format(added, 2)) ms at p50 (≤ 100) — \(check(added <= 100))")
+        }
+        if let note = daemon.flood_note {
+            lines.append("  one user's find-generic-password -w while another floods keychaind: \(note)")
+        }
         return lines
     }
 

@@ -27,6 +27,9 @@
 //       steal-by-exec ACCOUNT PROGRAM ARG…
 //                                     the exec race: a child sends a get of ACCOUNT on this connection, then
 //                                     execs PROGRAM ARG… (a registered app); this process reads the reply
+//       flood UNLOCKERS IDLE PASSCODE [REQUESTERS]
+//                                     one user flooding the daemon (Flood.swift): parallel unlocks, idle
+//                                     connections, lookups; prints one line once flooding, then runs until killed
 //     keychaind-probe - sleep SECONDS  says so on one line, then sleeps (an app that stays put)
 //     keychaind-probe - read-file PATH reads a file (the tests' check that a user cannot read their keychain)
 //     keychaind-probe - liveness PID   keychaind's liveness check of PID through a pidfd, then again once PID
@@ -276,6 +279,8 @@ func run(_ arguments: [String]) throws(EngineError) {
         _ = poll(&exited, 1, 60_000)
         emit(["status": 0, "running": running ?? NSNull(), "stillRunning": process.isRunning ?? NSNull()])
         return
+    case ("flood", 3...4):
+        try flood(target, rest)
     default: break
     }
     let connection: Connection

@@ -7,64 +7,118 @@ import Synchronization
 /// with it), the request carried out and answered. A `subscribe` turns the connection into a notice channel.
 final class ClientConnection: Sendable {
     private let socket: SeqPacketSocket
+    /// The uid of the process that opened the connection: what the limits count it against.
+    private let owner: UInt32
     private let dispatcher: RequestDispatcher
     private let activity: IdleLock
+    private let limits: UserLimits
     /// Held while a reply or a notice is sent: notices come from the engine's notifier thread.
     private let sending = Mutex(())
 
-    init(socket: SeqPacketSocket, dispatcher: RequestDispatcher, activity: IdleLock) {
+    init(
+        socket: SeqPacketSocket, owner: UInt32, dispatcher: RequestDispatcher, activity: IdleLock, limits: UserLimits
+    ) {
         self.socket = socket
+        self.owner = owner
         self.dispatcher = dispatcher
         self.activity = activity
+        self.limits = limits
     }
 
-    /// Serves the connection until the client closes it or breaks the protocol.
+    /// What to do after a message.
+    private enum Next {
+        case serve
+        case end
+        case notify(ChangeObservation)
+    }
+
+    /// Serves the connection until the client closes it, breaks the protocol, or says nothing for the idle
+    /// timeout. Each message is received and carried out during one of the owner's turns
+    /// (``UserLimits/requests``), and a passcode stretched during one more (``UserLimits/passcodeChecks``).
     func serve() {
         defer { socket.close() }
+        let options = limits.options
+        // A client that stops reading holds its thread no longer than the idle timeout (its sends then fail).
+        try? socket.setTimeouts(receive: options.handshakeTimeout, send: options.idleTimeout)
         guard handshake() else { return }
-        var observation: ChangeObservation?
-        defer { observation?.cancel() }
+        try? socket.setTimeouts(receive: options.idleTimeout, send: options.idleTimeout)
         while true {
-            let received: (message: [UInt8], sender: MessageSender?)?
-            do throws(EngineError) {
-                received = try socket.receive()
-            } catch {
-                send(.failure(error))  // oversized or cut: the stream of packets cannot be trusted any more
+            if !socket.awaitMessage(timeout: options.idleTimeout) {
+                // Idle: the client may send no more (its next send fails at once, so it knows to connect again);
+                // what it sent already is still answered, then the connection ends.
+                socket.shutDownReading()
+            }
+            switch limits.requests.during(owner, serveMessage) {
+            case .serve: continue
+            case .end: return
+            case .notify(let observation):
+                defer { observation.cancel() }
+                // A notice channel waits for no request, and accepts nothing more: it lasts until the client goes.
+                try? socket.setTimeouts(receive: nil, send: options.idleTimeout)
+                while (try? socket.receive()) != nil {}
                 return
             }
-            guard let received else { return }
-            guard let sender = received.sender else {
-                send(.failure(EngineError(.missingEntitlement, "the message carries no credentials")))
-                return
-            }
-            if observation != nil { continue }  // a notice channel accepts nothing more
-            let envelope: DaemonEnvelope
-            do throws(EngineError) {
-                envelope = try DaemonCoding.decode(DaemonEnvelope.self, from: received.message)
-            } catch {
-                send(.failure(error))
-                continue
-            }
-            var principal = Principal.resolve(sender: sender, registry: dispatcher.registry)
-            if principal.isRoot, let caller = envelope.caller { principal.caller = caller }
-            if case .subscribe = envelope.request {
-                do throws(EngineError) {
-                    observation = try subscribe(envelope, principal)
-                    send(.done)
-                } catch {
-                    send(.failure(error))
-                }
-                continue
-            }
-            if let uid = try? dispatcher.targetUser(of: envelope, from: principal) { activity.touch(uid) }
-            send(dispatcher.reply(to: envelope, from: principal))
         }
     }
 
-    /// The first message must be `hello` with this protocol's version. It may come without credentials: it grants
-    /// nothing, and a socket activator that listens without `SO_PASSCRED` (`systemd-socket-activate`) queues the
-    /// first client's hello before the daemon turns credentials on; every later message needs them.
+    /// Receives one message and answers it.
+    private func serveMessage() -> Next {
+        let received: (message: [UInt8], sender: MessageSender?)?
+        do throws(EngineError) {
+            received = try socket.receive()
+        } catch {
+            send(.failure(error))  // oversized, cut or stalled: the stream of packets cannot be trusted any more
+            return .end
+        }
+        guard let received else { return .end }
+        guard let sender = received.sender else {
+            send(.failure(EngineError(.missingEntitlement, "the message carries no credentials")))
+            return .end
+        }
+        let envelope: DaemonEnvelope
+        do throws(EngineError) {
+            envelope = try DaemonCoding.decode(DaemonEnvelope.self, from: received.message)
+        } catch {
+            send(.failure(error))
+            return .serve
+        }
+        var principal = Principal.resolve(sender: sender, registry: dispatcher.registry)
+        if principal.isRoot, let caller = envelope.caller { principal.caller = caller }
+        if case .subscribe = envelope.request {
+            do throws(EngineError) {
+                let observation = try subscribe(envelope, principal)
+                send(.done)
+                return .notify(observation)
+            } catch {
+                send(.failure(error))
+                return .serve
+            }
+        }
+        if let uid = try? dispatcher.targetUser(of: envelope, from: principal) { activity.touch(uid) }
+        let size = received.message.count
+        if envelope.request.mayStretchPasscode {
+            send(limits.passcodeChecks.during(owner) { dispatcher.reply(to: envelope, from: principal, size: size) })
+        } else {
+            send(dispatcher.reply(to: envelope, from: principal, size: size))
+        }
+        return .serve
+    }
+
+    /// The first message must be `hello` with this protocol's version, within the handshake timeout. It may come
+    /// without credentials: it grants nothing, and a socket activator that listens without `SO_PASSCRED`
+    /// (`systemd-socket-activate`) queues the first client's hello before the daemon turns credentials on; every
+    /// later message needs them.
     private func handshake() -> Bool {
+        let timeout = limits.options.handshakeTimeout
+        guard socket.awaitMessage(timeout: timeout) else {
+            limits.refuse(
+                socket,
+                EngineError(
+                    .notAvailable,
+                    "the connection said no hello within \(DaemonOptions.text(seconds: timeout)) s (keychaind "
+                        + "--handshake-timeout \(DaemonOptions.text(seconds: timeout)))"))
+            return false
+        }
         let received = try? socket.receive()
         // A version-1 client speaks JSON: it is told, in its own form, which version this daemon speaks.
         if let received, DaemonCoding.isVersion1(received.message) {
@@ -113,12 +167,41 @@ final class ClientConnection: Sendable {
                     }
                 }
             }
-            if concernsCaller { self?.send(.changed) }
+            if concernsCaller { self?.notify() }
         }
     }
 
+    /// Sends a reply. One too large to send becomes a failure naming the limit: a client is never left waiting for
+    /// a reply that does not come. A client that does not take it within the idle timeout is cut off.
     private func send(_ reply: DaemonReply) {
-        guard let bytes = try? DaemonCoding.encode(reply) else { return }
-        sending.withLock { _ in _ = try? socket.send(bytes) }
+        let bytes: [UInt8]
+        do throws(EngineError) {
+            bytes = try DaemonCoding.encode(reply)
+        } catch {
+            let refusal = EngineError(
+                .dataTooLarge,
+                "the reply is larger than \(SeqPacketSocket.messageLimit) bytes (48 MiB), the most one keychaind "
+                    + "message carries: ask for fewer items at a time, or for their attributes alone (\(error.message))"
+            )
+            guard let failure = try? DaemonCoding.encode(DaemonReply.failure(refusal)) else { return }
+            bytes = failure
+        }
+        sending.withLock { _ in
+            do throws(EngineError) {
+                try socket.send(bytes)
+            } catch {
+                socket.shutDown()
+            }
+        }
+    }
+
+    /// Tells a subscriber its feed may have grown, unless its queue is full: the notices it has not read yet say
+    /// the same, and the engine's notifier, which sends this, must not wait for a client.
+    private func notify() {
+        guard let notice = try? DaemonCoding.encode(DaemonReply.changed) else { return }
+        sending.withLock { _ in
+            guard socket.canSendNow else { return }
+            _ = try? socket.send(notice)
+        }
     }
 }

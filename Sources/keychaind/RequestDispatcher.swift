@@ -5,11 +5,18 @@ import KeychainCore
 struct RequestDispatcher: Sendable {
     let keychains: UserKeychains
     let registry: AppRegistry
+    /// Each user's quotas on items and bytes.
+    let quotas: UserQuotas
 
-    /// The reply to `envelope` from `principal`: the engine's result, or the error it threw.
-    func reply(to envelope: DaemonEnvelope, from principal: Principal) -> DaemonReply {
+    /// The reply to `envelope` (`size` bytes on the wire) from `principal`: the engine's result, or the error it
+    /// threw. A write that would pass the quotas of the keychain it reaches is refused.
+    func reply(to envelope: DaemonEnvelope, from principal: Principal, size: Int) -> DaemonReply {
         do throws(EngineError) {
-            return try carryOut(envelope, principal)
+            let user = try targetUser(of: envelope, from: principal)
+            try quotas.admit(envelope.request, size: size, uid: user, in: keychains)
+            let reply = try carryOut(envelope, principal)
+            quotas.carriedOut(envelope.request, uid: user)
+            return reply
         } catch {
             return .failure(error)
         }

@@ -29,6 +29,18 @@ func runDaemon() -> Int32 {
         log(error.message)
         return 64
     }
+    if options.printsSyncDropIn {
+        let stores =
+            SyncDropIn.configuredStores(in: options.stateDirectory)
+            + options.syncStores.map { SyncDropIn.Store(owner: "--store", url: $0) }
+        do throws(EngineError) {
+            FileHandle.standardOutput.write(Data(try SyncDropIn.text(for: stores).utf8))
+            return 0
+        } catch {
+            log(error.message)
+            return 64
+        }
+    }
     do {
         // Keys live in this process's memory: no core dump, no same-user ptrace or /proc/PID/mem.
         try ProcessHardening.disableCoreDumps()
@@ -49,6 +61,9 @@ func runDaemon() -> Int32 {
             listener = try SeqPacketSocket.listen(at: DaemonSocket.defaultPath, mode: 0o666)
         }
         var engineOptions = EngineOptions(passcodeCost: options.passcodeCost)
+        // What one reply can carry (the engine's count errs on the large side): a larger answer is refused before
+        // it is gathered in memory.
+        engineOptions.resultByteLimit = SeqPacketSocket.messageLimit
         if let clockFile = options.clockFile {
             engineOptions.now = {
                 let text = (try? String(contentsOfFile: clockFile, encoding: .utf8)) ?? ""
@@ -59,15 +74,22 @@ func runDaemon() -> Int32 {
         }
         let keychains = UserKeychains(stateDirectory: options.stateDirectory, options: engineOptions)
         let registry = try AppRegistry(path: options.stateDirectory.appendingPathComponent("apps.json").path)
-        let dispatcher = RequestDispatcher(keychains: keychains, registry: registry)
+        let dispatcher = RequestDispatcher(
+            keychains: keychains, registry: registry, quotas: UserQuotas(options: options))
         let idleLock = IdleLock(interval: options.idleLock, keychains: keychains)
+        let limits = UserLimits(options: options)
         keychains.startBackgroundSync()
         log("serving \(options.socketPath ?? "the activated socket") for \(options.stateDirectory.path)")
         ConnectionAcceptor(listener: listener) { socket in
             // A connection made before the listener passed credentials (a socket activator's first one) does not
             // inherit it; turned on here, before the handshake's reply, every request after it carries them.
             try? socket.passCredentials()
-            ClientConnection(socket: socket, dispatcher: dispatcher, activity: idleLock).serve()
+            try? socket.setTimeouts(receive: options.handshakeTimeout, send: options.handshakeTimeout)
+            guard let owner = limits.admit(socket) else { return }
+            defer { limits.close(owner) }
+            ClientConnection(
+                socket: socket, owner: owner, dispatcher: dispatcher, activity: idleLock, limits: limits
+            ).serve()
         }.run()
     } catch let error as EngineError {
         log(error.message)

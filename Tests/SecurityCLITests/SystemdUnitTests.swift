@@ -41,18 +41,28 @@ struct SystemdUnitTests {
             "RestrictAddressFamilies=AF_UNIX", "CapabilityBoundingSet=CAP_SYS_PTRACE",
             "AmbientCapabilities=CAP_SYS_PTRACE", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes",
             "ExecStart=/usr/local/bin/keychaind --state-directory /var/lib/swift-keychain",
+            // Room for the daemon's per-user limits many times over (issue 20).
+            "LimitNOFILE=65536", "TasksMax=8192", "MemoryMax=4G",
         ] {
             #expect(service.contains("\n\(line)\n"), "keychaind.service lacks \(line)")
         }
     }
 
-    @Test("systemd-analyze verify accepts both units (ExecStart pointed at the keychaind built here)")
+    @Test(
+        "systemd-analyze verify accepts both units (ExecStart pointed at the keychaind built here)",
+        .enabled(if: SystemdUnitTests.tool("systemd-analyze") != nil, Self.needsSystemd))
     func analyzeVerify() throws {
-        guard let analyze = Self.tool("systemd-analyze") else {
-            print("SystemdUnitTests: skipped: systemd-analyze is not installed (apt-get install systemd)")
-            return
-        }
-        // verify checks that ExecStart's binary exists; `make install` rewrites /usr/local to $(PREFIX) as this does.
+        try verify(dropIn: nil)
+    }
+
+    /// Why a test of systemd's tools did not run.
+    static let needsSystemd: Comment = "skipped: systemd-analyze is not installed (apt-get install systemd)"
+
+    /// Runs `systemd-analyze verify` on both units, with `dropIn` as `keychaind.service.d/sync.conf` when given,
+    /// and expects it to find nothing wrong with them. verify checks that ExecStart's binary exists, so it is
+    /// pointed at the keychaind built here, as `make install` rewrites /usr/local to $(PREFIX).
+    private func verify(dropIn: String?) throws {
+        let analyze = try #require(Self.tool("systemd-analyze"))
         let directory = try TemporaryDirectory(prefix: "units")
         let service = try String(contentsOf: Self.units.appendingPathComponent("keychaind.service"), encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/keychaind", with: BuiltExecutable.named("keychaind").path)
@@ -60,6 +70,11 @@ struct SystemdUnitTests {
         try FileManager.default.copyItem(
             at: Self.units.appendingPathComponent("keychaind.socket"),
             to: directory.url.appendingPathComponent("keychaind.socket"))
+        if let dropIn {
+            let dropIns = directory.url.appendingPathComponent("keychaind.service.d", isDirectory: true)
+            try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+            try Data(dropIn.utf8).write(to: dropIns.appendingPathComponent("sync.conf"))
+        }
         let result = try run(
             analyze,
             ["verify", "--man=no"]
@@ -67,6 +82,43 @@ struct SystemdUnitTests {
         #expect(result.status == 0, "systemd-analyze verify: \(result.output)")
         let ours = result.output.split(separator: "\n").filter { $0.contains("keychaind") }
         #expect(ours.isEmpty, "systemd-analyze verify: \(ours.joined(separator: "\n"))")
+    }
+
+    @Test(
+        "keychaind --sync-drop-in opens exactly what a home-folder store and a TCP PostgreSQL store need, and systemd-analyze verify accepts it",
+        .enabled(if: SystemdUnitTests.tool("systemd-analyze") != nil, Self.needsSystemd)
+    )
+    func syncDropIn() throws {
+        // A keychain of the daemon's set up for sync (as root does it, README "Sync"), and two stores named outright.
+        let state = try TemporaryDirectory(prefix: "kcd-state")
+        let keychain = state.url.appendingPathComponent("users/4242", isDirectory: true)
+        let home = try TestHome()
+        var tool = home.tool
+        tool.environment["KEYCHAIN_DAEMON"] = "off"
+        tool.environment["KEYCHAIN_HOME"] = keychain.path
+        let store = "file://" + home.url.appendingPathComponent("store").path
+        let initialized = try tool.run(["sync-init", "--store", store, "--device", "daemon"])
+        try #require(initialized.status == 0, "\(initialized.errors)")
+        let printed = try run(
+            BuiltExecutable.named("keychaind"),
+            [
+                "--sync-drop-in", "--state-directory", state.url.path, "--store",
+                "file:///home/kc-sync-test/Sync/keychain",
+                "--store", "postgresql://sync:hunter2@192.0.2.10:5432/keychain?sslmode=require",
+                "--store", "postgresql:///keychain?host=/run/postgresql",
+            ])
+        try #require(printed.status == 0, "\(printed.output)")
+        let dropIn = printed.output
+        #expect(dropIn.contains("#   uid 4242: \(store)\n"), "\(dropIn)")
+        #expect(!dropIn.contains("hunter2"), "the drop-in shows a password: \(dropIn)")
+        let settings = dropIn.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+        #expect(
+            settings == [
+                "[Service]", "ProtectHome=tmpfs", "BindPaths=\"-/home/kc-sync-test/Sync/keychain\"",
+                "PrivateNetwork=no", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "IPAddressAllow=192.0.2.10",
+            ], "\(dropIn)")
+
+        try verify(dropIn: dropIn)
     }
 
     @Test("keychaind started by systemd-socket-activate --seqpacket serves a security command")

@@ -58,7 +58,9 @@ package enum AEAD {
             if plaintext.count > count {
                 plaintext.removeLast(plaintext.count - count)
             } else if plaintext.count < count {
-                plaintext.append(contentsOf: repeatElement(0, count: count - plaintext.count))
+                // An array, not `repeatElement`: appended whole, where a debug build would add a 16 MiB secret's
+                // zeroes one generic element at a time (seconds, past a keychaind client's timeout).
+                plaintext.append(contentsOf: [UInt8](repeating: 0, count: count - plaintext.count))
             }
             return plaintext.withUnsafeMutableBytes { output in
                 associatedData.withUnsafeBytes { additional in

@@ -7,13 +7,19 @@ import Synchronization
 ///
 /// While the daemon is down every call throws ``EngineError/Code/notAvailable`` naming the socket; the next call
 /// connects again by itself. A request that was sent when the connection broke is not repeated (it may have been
-/// carried out); one whose connection was found closed before it was sent is sent once more on a new one. Threads
-/// of one process call at once, each on a connection of a small pool.
+/// carried out); one whose connection was found closed before it was sent (the daemon closes idle connections) is
+/// sent once more on a new one. Threads of one process call at once, each on a connection of a small pool. No call
+/// waits for the daemon longer than ``timeout``: one that would is errSecNotAvailable saying so.
 package final class DaemonClient: KeychainBackend {
     /// The daemon's socket.
     package let socketPath: String
     /// Another user's keychain to reach (root only), or `nil` for the caller's own.
     package let user: UInt32?
+    /// The longest a call waits for the daemon: to accept the connection, to take a request, to answer it.
+    package let timeout: TimeInterval
+    /// ``timeout``'s default: longer than any request takes (an unlock waiting its turn behind a few others of the
+    /// same user's, a verification of a large keychain), short enough that a stuck daemon is reported.
+    package static let defaultTimeout: TimeInterval = 30
     /// Connections with no request on them, ready for the next call.
     private let idleConnections = Mutex<[SeqPacketSocket]>([])
     /// How many idle connections the pool keeps at most.
@@ -22,15 +28,19 @@ package final class DaemonClient: KeychainBackend {
     private let retained: (any AnyObject & Sendable)?
 
     /// A client of the daemon at `socketPath`; connects on first use.
-    package init(socketPath: String, user: UInt32? = nil, retaining retained: (any AnyObject & Sendable)? = nil) {
+    package init(
+        socketPath: String, user: UInt32? = nil, timeout: TimeInterval = DaemonClient.defaultTimeout,
+        retaining retained: (any AnyObject & Sendable)? = nil
+    ) {
         self.socketPath = socketPath
         self.user = user
+        self.timeout = timeout
         self.retained = retained
     }
 
     /// Whether a daemon answers at `path` now (connects, says hello, disconnects).
     package static func answers(at path: String) -> Bool {
-        (try? handshake(SeqPacketSocket.connect(to: path), path: path)) != nil
+        (try? handshake(SeqPacketSocket.connect(to: path, timeout: defaultTimeout), path: path)) != nil
     }
 
     // MARK: Items
@@ -179,9 +189,10 @@ package final class DaemonClient: KeychainBackend {
         }
         let received: (message: [UInt8], sender: MessageSender?)?
         do throws(EngineError) {
-            received = try socket.receive()
+            received = try receive(on: socket)
         } catch {
-            throw unavailable(error)
+            socket.close()
+            throw error
         }
         guard let received else {
             throw EngineError(
@@ -211,13 +222,20 @@ package final class DaemonClient: KeychainBackend {
     private func open(sending message: [UInt8]?) throws(EngineError) -> SeqPacketSocket {
         let socket: SeqPacketSocket
         do throws(EngineError) {
-            socket = try SeqPacketSocket.connect(to: socketPath)
-            try socket.send(Self.hello)
-            if let message { try socket.send(message) }
+            socket = try SeqPacketSocket.connect(to: socketPath, timeout: timeout)
         } catch {
             throw unavailable(error)
         }
-        guard let message else { return try Self.expectWelcome(socket, path: socketPath) }
+        do throws(EngineError) {
+            try socket.send(Self.hello)
+            if let message { try socket.send(message) }
+        } catch {
+            // A daemon that refuses the connection (one of its limits) stops it taking more before it answers; the
+            // answer says why.
+            throw Self.refusal(on: socket) ?? unavailable(error)
+        }
+        guard let message else { return try Self.expectWelcome(try receive(on: socket), path: socketPath, on: socket) }
+        guard socket.awaitMessage(timeout: timeout) else { throw noAnswer() }
         let welcome: (message: [UInt8], sender: MessageSender?)?
         do throws(EngineError) {
             welcome = try socket.receive()
@@ -266,6 +284,33 @@ package final class DaemonClient: KeychainBackend {
         default:
             throw EngineError(.internalComponent, "keychaind at \(path) answered the handshake with something else")
         }
+    }
+
+    /// A call the daemon did not answer within ``timeout``.
+    private func noAnswer() -> EngineError {
+        EngineError(
+            .notAvailable,
+            "keychaind did not answer at \(socketPath) within \(Int(timeout.rounded(.up))) s; the request may or may "
+                + "not have been carried out")
+    }
+
+    /// The next message on `socket`, waiting at most ``timeout`` for it.
+    private func receive(on socket: SeqPacketSocket) throws(EngineError) -> (message: [UInt8], sender: MessageSender?)?
+    {
+        guard socket.awaitMessage(timeout: timeout) else { throw noAnswer() }
+        do throws(EngineError) {
+            return try socket.receive()
+        } catch {
+            throw unavailable(error)
+        }
+    }
+
+    /// The failure a daemon answered a connection it refused with, if it did.
+    private static func refusal(on socket: SeqPacketSocket) -> EngineError? {
+        guard socket.awaitMessage(timeout: 1), let received = try? socket.receive(),
+            case .failure(let error)? = try? DaemonCoding.decode(DaemonReply.self, from: received.message)
+        else { return nil }
+        return error
     }
 
     private func expectDone(_ request: DaemonRequest) throws(EngineError) {

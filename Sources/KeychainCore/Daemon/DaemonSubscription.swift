@@ -43,6 +43,8 @@ final class DaemonSubscription: Sendable {
             throw EngineError(.notAvailable, "keychaind at \(client.socketPath) closed the notice channel")
         }
         if case .failure(let error) = try DaemonCoding.decode(DaemonReply.self, from: received.message) { throw error }
+        // Notices come when something changes, not within a timeout: the reader waits for them as long as it takes.
+        try socket.setTimeouts(receive: nil, send: client.timeout)
         return socket
     }
 

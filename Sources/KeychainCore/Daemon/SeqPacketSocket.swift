@@ -85,10 +85,17 @@ package final class SeqPacketSocket: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Connects to the socket at `path`.
-    package static func connect(to path: String) throws(EngineError) -> SeqPacketSocket {
+    /// Connects to the socket at `path`. With `timeout`, every wait of the connection is bounded by it
+    /// (``setTimeouts(receive:send:)``), the connect itself included: it waits while the listener's backlog is full.
+    package static func connect(to path: String, timeout: TimeInterval? = nil) throws(EngineError) -> SeqPacketSocket {
         let socket = try unbound(for: path)
+        if let timeout { try socket.setTimeouts(receive: timeout, send: timeout) }
         guard try socket.apply(Glibc.connect, to: path) == 0 else {
+            if errno == EAGAIN {
+                throw EngineError(
+                    .notAvailable,
+                    "cannot connect to keychaind at \(path): it accepted no connection within \(timeout ?? 0) s")
+            }
             throw failure("cannot connect to keychaind at \(path)", code: .notAvailable)
         }
         return socket
@@ -162,6 +169,7 @@ package final class SeqPacketSocket: @unchecked Sendable {
             let sent = packet.withUnsafeBytes { ck_socket_send(descriptor, $0.baseAddress, $0.count) }
             if sent < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN { throw Self.timedOut("the peer took no packet") }
                 throw Self.failure("cannot send to keychaind", code: .notAvailable)
             }
             offset = end
@@ -188,7 +196,12 @@ package final class SeqPacketSocket: @unchecked Sendable {
                 ck_socket_receive(descriptor, bytes.baseAddress, bytes.count, &truncated, &attached)
             }
             let handle = attached.pidfd >= 0 ? ProcessHandle(descriptor: attached.pidfd) : nil
-            if count < 0 { throw Self.failure("cannot receive from the keychaind socket", code: .notAvailable) }
+            if count < 0 {
+                if errno == EAGAIN {
+                    throw Self.timedOut(first ? "no message came" : "the rest of a message did not come")
+                }
+                throw Self.failure("cannot receive from the keychaind socket", code: .notAvailable)
+            }
             if count == 0 {
                 if first { return nil }
                 throw EngineError(.param, "the connection closed in the middle of a message")
@@ -260,6 +273,11 @@ package final class SeqPacketSocket: @unchecked Sendable {
             raw[bytes.count] = 0
         }
         return address
+    }
+
+    /// A send or receive that waited past the socket's timeout (``setTimeouts(receive:send:)``).
+    private static func timedOut(_ what: String) -> EngineError {
+        EngineError(.notAvailable, "\(what) on the keychaind connection within its timeout")
     }
 
     private static func failure(_ what: String, code: EngineError.Code = .ioError) -> EngineError {

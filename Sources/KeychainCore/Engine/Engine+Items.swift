@@ -74,7 +74,9 @@ extension Engine {
             var needs: SearchNeeds = []
             if query.returning.contains(.data) { needs.insert(.data) }
             if query.returning.contains(.attributes) { needs.insert(.attributes) }
-            return try state.search.run(query, for: caller, needs: needs, limit: limit.maximum, release: release)
+            return try state.search.run(
+                query, for: caller, needs: needs, limit: limit.maximum, release: release,
+                byteLimit: options.resultByteLimit)
         }
         try Self.checkFound(result, query)
         let withAttributes = query.returning.contains(.attributes)

@@ -20,6 +20,8 @@ struct SearchResult {
     var damaged: EngineError?
     /// The rows that failed authentication.
     var damagedRowIDs: [Int64] = []
+    /// About how many bytes the matches take as a reply (``ItemValidator/replySize(of:data:)``).
+    var byteCount = 0
 }
 
 /// What a search must open of each match.
@@ -57,9 +59,11 @@ struct ItemSearch {
         return itemClass
     }
 
-    /// Runs a search for up to `limit` matches.
+    /// Runs a search for up to `limit` matches. With `byteLimit`, matches that would take more bytes as a reply
+    /// are refused (errSecDataTooLarge naming the limit) as soon as they do, before more of them are opened.
     func run(
-        _ query: ItemQuery, for caller: Caller, needs: SearchNeeds, limit: Int, release: FactorRelease? = nil
+        _ query: ItemQuery, for caller: Caller, needs: SearchNeeds, limit: Int, release: FactorRelease? = nil,
+        byteLimit: Int? = nil
     ) throws(EngineError) -> SearchResult {
         let itemClass = try Self.itemClass(of: query)
         try ItemValidator.check(query.attributes, for: itemClass)
@@ -112,6 +116,16 @@ struct ItemSearch {
             }
             // A row with access control was matched as it opened.
             if row.accessFlags == 0, let attributes, !matches(attributes) { return true }
+            if let byteLimit {
+                result.byteCount += ItemValidator.replySize(of: attributes, data: data)
+                guard result.byteCount <= byteLimit else {
+                    throw EngineError(
+                        .dataTooLarge,
+                        "the \(result.matches.count + 1) items matched so far take more than \(byteLimit) bytes, "
+                            + "the most one reply carries: ask for fewer items at a time, or for their attributes alone"
+                    )
+                }
+            }
             result.matches.append(
                 ItemMatch(
                     rowID: row.rowID, uuid: row.uuid, itemClass: row.itemClass, synchronizable: row.synchronizable,

@@ -33,7 +33,11 @@ import Foundation
 /// - **Limits.** A secret holds at most 16 MiB (``EngineError/Code/dataTooLarge``), an item's attributes at most
 ///   1 MiB in all (``EngineError/Code/dataTooLarge``); integer attributes are 0 through `UInt32.max`
 ///   (``EngineError/Code/param``). After ``PasscodePolicy/freeAttempts`` wrong passcodes in a row each attempt
-///   waits (``PasscodePolicy/waits``), refused meanwhile with ``EngineError/Code/interactionNotAllowed``.
+///   waits (``PasscodePolicy/waits``), refused meanwhile with ``EngineError/Code/interactionNotAllowed``. Through
+///   keychaind one reply carries at most 48 MiB: a query whose matches take more is
+///   ``EngineError/Code/dataTooLarge`` naming the limit; a write past the user's quota of items or bytes is
+///   ``EngineError/Code/allocate`` naming it; a daemon at its limit of the user's connections, or one that does
+///   not answer within the client's timeout (30 s), is ``EngineError/Code/notAvailable`` saying so.
 /// - **Refusals.** Every refusal is an ``EngineError`` whose message names the key or value at fault:
 ///   - ``EngineError/Code/param``: a malformed request (an attribute of the wrong type, a match limit on an
 ///     update or delete, an empty update, a synchronizable item with a this-device-only class, an empty passcode);

@@ -10,7 +10,6 @@ enum ItemValidator {
 
     /// Checks that every attribute exists for the class and holds a value of its type and range.
     static func check(_ attributes: ItemAttributes, for itemClass: ItemClass) throws(EngineError) {
-        var size = 0
         for (key, value) in attributes {
             guard itemClass.has(key) else {
                 throw EngineError(
@@ -22,19 +21,31 @@ enum ItemValidator {
                 throw .param(
                     "the attribute \"\(key.rawValue)\" must be \(expected), not \(value.kind.rawValue) \(value)")
             }
-            switch value {
-            case .integer(let number) where number < 0 || number > Int64(UInt32.max):
+            if case .integer(let number) = value, number < 0 || number > Int64(UInt32.max) {
                 throw .param("the attribute \"\(key.rawValue)\" must be between 0 and \(UInt32.max), not \(number)")
-            case .string(let text): size += text.utf8.count
-            case .data(let data): size += data.count
-            default: size += 8
             }
         }
         _ = try protectionClass(in: attributes)
-        guard size <= maximumAttributesByteCount else {
+        let total = attributes.reduce(0) { $0 + size(of: $1.value) }
+        guard total <= maximumAttributesByteCount else {
             throw EngineError(
-                .dataTooLarge, "the attributes total \(size) bytes; the limit is \(maximumAttributesByteCount)")
+                .dataTooLarge, "the attributes total \(total) bytes; the limit is \(maximumAttributesByteCount)")
         }
+    }
+
+    /// What a value counts towards ``maximumAttributesByteCount``: its bytes, 8 for a number, a date or a flag.
+    static func size(of value: AttributeValue) -> Int {
+        switch value {
+        case .string(let text): text.utf8.count
+        case .data(let data): data.count
+        default: 8
+        }
+    }
+
+    /// About how many bytes an item takes in a reply: its secret, its attributes and their names and framing.
+    static func replySize(of attributes: ItemAttributes?, data: Data?) -> Int {
+        let attributeBytes = attributes?.reduce(0) { $0 + 16 + size(of: $1.value) } ?? 0
+        return 64 + (data?.count ?? 0) + attributeBytes
     }
 
     /// The protection class an attribute set names, if any.

@@ -171,7 +171,7 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
     }
 
     /// `url` with the password of its user part and any `password=` parameter replaced by `***`.
-    static func hidingPassword(_ url: String) -> String {
+    package static func hidingPassword(_ url: String) -> String {
         var text = url
         if let password = userPassword(in: text) { text.replaceSubrange(password, with: "***") }
         guard let query = text.firstIndex(of: "?") else { return text }

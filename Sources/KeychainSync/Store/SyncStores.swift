@@ -31,7 +31,7 @@ public enum SyncStores {
     }
 
     /// The absolute, decoded path of a `file://` URL.
-    private static func folderPath(_ url: String, shown: String) throws(SyncStoreError) -> String {
+    static func folderPath(_ url: String, shown: String) throws(SyncStoreError) -> String {
         guard let components = URLComponents(string: url) else {
             throw SyncStoreError(.invalidURL, "the store URL \"\(shown)\" is malformed")
         }

@@ -25,9 +25,9 @@ extension GenericPassword: PasswordItem {
     }
 
     static func itemsWithSecrets(
-        matching query: Query, in keychain: Keychain
+        matching query: Query, limit: Int, in keychain: Keychain
     ) throws(KeychainError) -> [(item: GenericPassword, secret: Data)]? {
-        try keychain.itemsWithSecrets(matching: query)
+        try keychain.itemsWithSecrets(matching: query, limit: limit)
     }
 
     func add(to keychain: Keychain, secret: Data) throws(KeychainError) -> GenericPassword {

@@ -34,9 +34,9 @@ extension InternetPassword: PasswordItem {
     }
 
     static func itemsWithSecrets(
-        matching query: Query, in keychain: Keychain
+        matching query: Query, limit: Int, in keychain: Keychain
     ) throws(KeychainError) -> [(item: InternetPassword, secret: Data)]? {
-        try keychain.itemsWithSecrets(matching: query)
+        try keychain.itemsWithSecrets(matching: query, limit: limit)
     }
 
     func add(to keychain: Keychain, secret: Data) throws(KeychainError) -> InternetPassword {

@@ -14,18 +14,25 @@ enum ItemLookup {
     }
 
     /// The first item the criteria match, looking in each keychain in turn, with its secret: read together in
-    /// one request per keychain (through keychaind, one round trip instead of two). `nil` when an item that needs
-    /// the user's authentication is among the candidates: ``withFirst(_:in:_:_:)`` and ``secret(of:in:_:)`` then
-    /// read it, asking. Throws `errSecItemNotFound` (exit status 44) when no keychain has a match.
+    /// one request per keychain (through keychaind, one round trip instead of two) when the keychain holds one
+    /// candidate. `nil` when an item that needs the user's authentication is among the candidates, or when there
+    /// are several (the first is chosen by its attributes, and only its secret is read: four 16 MiB secrets would
+    /// not fit one reply of keychaind's): ``withFirst(_:in:_:_:)`` and ``secret(of:in:_:)`` then read it.
+    /// Throws `errSecItemNotFound` (exit status 44) when no keychain has a match.
     static func firstWithSecret<Item: PasswordItem>(
         _ criteria: ItemCriteria<Item>, in locations: [KeychainLocation], _ session: ToolSession
     ) throws(ToolFailure) -> (item: Item, secret: Data, location: KeychainLocation)? {
         for location in locations {
+            // Two at most: one is the answer; two say there are several, whose secrets are not all needed.
             let listed = try reading(location, session, context: searchContext) {
                 (keychain) throws(KeychainError) -> [(item: Item, secret: Data)]? in
-                try Item.itemsWithSecrets(matching: criteria.query, in: keychain)
+                try Item.itemsWithSecrets(matching: criteria.query, limit: 2, in: keychain)
             }
             guard var found = listed else { return nil }
+            guard found.count < 2 else {
+                for index in found.indices { found[index].secret.resetBytes(in: 0..<found[index].secret.count) }
+                return nil
+            }
             let first = found.indices.filter { criteria.matches(found[$0].item) }
                 .min { listsBefore(found[$0].item, found[$1].item) }
             // The chosen secret leaves the list (so the caller holds its only copy, and can overwrite it); the

@@ -33,9 +33,10 @@ protocol PasswordItem: Sendable {
 
     /// The items a query matches, attributes only.
     static func items(matching query: Query, in keychain: Keychain) throws(KeychainError) -> [Self]
-    /// The items a query matches with their secrets, in one request; `nil` when one needs the user to authenticate.
+    /// At most `limit` of the items a query matches with their secrets, in one request; `nil` when one needs the
+    /// user to authenticate.
     static func itemsWithSecrets(
-        matching query: Query, in keychain: Keychain
+        matching query: Query, limit: Int, in keychain: Keychain
     ) throws(KeychainError) -> [(item: Self, secret: Data)]?
     /// Adds the item with its secret; returns it as stored.
     func add(to keychain: Keychain, secret: Data) throws(KeychainError) -> Self
