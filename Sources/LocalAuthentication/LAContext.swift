@@ -6,13 +6,16 @@ import Synchronization
 /// terminal or through `pinentry` (DESIGN §11). Pass one with `kSecUseAuthenticationContext` to reuse what it
 /// evaluated, to supply an application password, or to forbid prompts.
 ///
+/// An `NSObject`, as Apple's is: equal and hashable by identity, so code that compares contexts or puts one in a
+/// `[String: AnyHashable]` query (`kSecUseAuthenticationContext`) works unchanged.
+///
 /// Thread-safe: its state is the ``KeychainCore/AuthenticationContext`` it wraps.
-public final class LAContext: AuthenticationContextProviding, Sendable {
+public final class LAContext: NSObject, AuthenticationContextProviding, Sendable {
     /// The context the keychain uses.
     public let authenticationContext: AuthenticationContext
 
     /// Creates a context that asks at the controlling terminal, else through `pinentry`.
-    public init() {
+    public override init() {
         authenticationContext = AuthenticationContext()
     }
 
