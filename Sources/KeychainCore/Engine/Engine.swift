@@ -13,6 +13,8 @@ public final class Engine: KeychainBackend {
     let state: ParkingMutex<EngineState>
     /// Tells observers the change feed may have grown.
     let notifier: ChangeNotifier
+    /// Called once, after the first unlock with a passcode (``whenFirstUnlocked(_:)``).
+    private let firstUnlockHandler = Mutex<(@Sendable (Engine) -> Void)?>(nil)
 
     /// Opens the keychain at `storage`, creating it (without a passcode) when it does not exist.
     public init(storage: KeychainStorage, options: EngineOptions = EngineOptions()) throws(EngineError) {
@@ -107,13 +109,16 @@ public final class Engine: KeychainBackend {
     /// The passcode is stretched (Argon2id, about half a second at the standard cost) outside the engine's lock:
     /// other threads keep working meanwhile.
     public func unlock(passcode: String) throws(EngineError) {
+        var unlocked = false
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             guard let stored else { return true }
             let stretched = try StretchedPasscode(passcode, parameters: stored)
-            return try state.withLock { (state) throws(EngineError) -> Bool in
+            unlocked = try state.withLock { (state) throws(EngineError) -> Bool in
                 try state.keybag.unlock(with: stretched, in: state.database, now: options.now())
             }
+            return unlocked
         }
+        if unlocked { didUnlock() }
     }
 
     /// Discards the keys of `ak`, `aku`, `akpu` and class B. No effect without a passcode.
@@ -136,6 +141,25 @@ public final class Engine: KeychainBackend {
                 try state.keybag.setPasscode(newKey, current: currentKey, in: state.database, now: options.now())
             }
         }
+        didUnlock()
+    }
+
+    /// Calls `handler` once, right after the keybag is first unlocked with a passcode (by ``unlock(passcode:)`` or
+    /// ``setPasscode(_:current:)``): from then on this engine holds a lock state that opening the keychain again
+    /// would not give back (`ck` keys after the first unlock, the unlocked classes). The handler gets the engine,
+    /// so it need not capture it.
+    package func whenFirstUnlocked(_ handler: @escaping @Sendable (Engine) -> Void) {
+        firstUnlockHandler.withLock { $0 = handler }
+        // Set first, then checked: an unlock in between calls it (once) either way.
+        if state.withLock({ $0.keybag.hasPasscode && $0.keybag.hasBeenUnlocked }) { didUnlock() }
+    }
+
+    private func didUnlock() {
+        let handler = firstUnlockHandler.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        handler?(self)
     }
 
     /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted.
