@@ -242,7 +242,13 @@ package final class DaemonClient: KeychainBackend {
 
     /// Reads the daemon's answer to the hello: its welcome, or why it refuses.
     private static func expectWelcome(_ socket: SeqPacketSocket, path: String) throws(EngineError) -> SeqPacketSocket {
-        try expectWelcome(try socket.receive(), path: path, on: socket)
+        let received: (message: [UInt8], sender: MessageSender?)?
+        do throws(EngineError) {
+            received = try socket.receive()
+        } catch {
+            throw unavailable(error, at: path)  // a reset connection: the daemon refused it (or died)
+        }
+        return try expectWelcome(received, path: path, on: socket)
     }
 
     /// The socket, when `received` (the answer to its hello) is the welcome; else why the daemon refuses.
@@ -275,6 +281,11 @@ package final class DaemonClient: KeychainBackend {
     }
 
     private func unavailable(_ error: EngineError) -> EngineError {
-        EngineError(.notAvailable, "keychaind is not available at \(socketPath): \(error.message)")
+        Self.unavailable(error, at: socketPath)
+    }
+
+    /// errSecNotAvailable naming the socket, and why.
+    private static func unavailable(_ error: EngineError, at path: String) -> EngineError {
+        EngineError(.notAvailable, "keychaind is not available at \(path): \(error.message)")
     }
 }

@@ -150,6 +150,11 @@ struct ProbeLine: Decodable {
     var traced: Bool?
     var egid: UInt32?
     var errno: Int32?
+    /// Where the keychain was (the `default` target): `keychaind at SOCKET` or `embedded (…)`.
+    var storage: String?
+    /// How a `prompt` ended (`entered`, `canceled`, `unavailable`), and the secret's length when entered.
+    var outcome: String?
+    var length: Int?
 
     /// The status as an engine code (`nil` for success).
     var code: EngineError.Code? { status == 0 ? nil : EngineError.Code(rawValue: status) }
