@@ -33,6 +33,8 @@ final class ClientConnection: Sendable {
                 return
             }
             guard let received else { return }
+            // The request may hold a passcode or a secret: its bytes are wiped once it is decoded (or refused).
+            defer { received.message.wipe() }
             guard let sender = received.sender else {
                 send(.failure(EngineError(.missingEntitlement, "the message carries no credentials")))
                 return
@@ -96,8 +98,10 @@ final class ClientConnection: Sendable {
         return try engine.observeChanges { [weak self] in self?.send(.changed) }
     }
 
+    /// Sends a reply, then wipes its bytes (it may hold an item's secret or a file key).
     private func send(_ reply: DaemonReply) {
         guard let bytes = try? DaemonCoding.encode(reply) else { return }
+        defer { bytes.wipe() }
         sending.withLock { _ in _ = try? socket.send(bytes) }
     }
 }

@@ -74,12 +74,13 @@ package final class DaemonClient: KeychainBackend {
         return status
     }
 
-    package func unlock(passcode: String) throws(EngineError) { try expectDone(.unlock(passcode: passcode)) }
+    package func unlock(passcode: Passcode) throws(EngineError) { try expectDone(.unlock(passcode: passcode)) }
+    package func checkPasscode(_ passcode: Passcode) throws(EngineError) { try expectDone(.checkPasscode(passcode)) }
     package func lock() throws(EngineError) { try expectDone(.lock) }
-    package func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+    package func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
         try expectDone(.setPasscode(passcode, current: current))
     }
-    package func removePasscode(current: String) throws(EngineError) {
+    package func removePasscode(current: Passcode) throws(EngineError) {
         try expectDone(.removePasscode(current: current))
     }
     package func setEraseAfter(failures: Int) throws(EngineError) { try expectDone(.setEraseAfter(failures)) }
@@ -160,8 +161,11 @@ package final class DaemonClient: KeychainBackend {
 
     /// One request and its reply, on an idle connection of the pool or a new one (so threads of one process
     /// call at once, each on its own connection), which goes back to the pool after a whole exchange.
+    ///
+    /// The request's and the reply's bytes are wiped once used (they may hold a passcode or a secret).
     private func call(_ request: DaemonRequest, as caller: Caller? = nil) throws(EngineError) -> DaemonReply {
         let message = try DaemonCoding.encode(DaemonEnvelope(user: user, caller: caller, request: request))
+        defer { message.wipe() }
         let socket: SeqPacketSocket
         if let idle = idleConnections.withLock({ $0.popLast() }) {
             do throws(EngineError) {
@@ -187,6 +191,7 @@ package final class DaemonClient: KeychainBackend {
                 "keychaind at \(socketPath) closed the connection before answering; the request may or may not have "
                     + "been carried out")
         }
+        defer { received.message.wipe() }
         let reply = try DaemonCoding.decode(DaemonReply.self, from: received.message)
         idleConnections.withLock { idle in
             if idle.count < Self.idleLimit { idle.append(socket) }

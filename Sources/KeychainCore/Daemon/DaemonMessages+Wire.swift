@@ -36,7 +36,7 @@ extension DaemonRequest {
         case hello, add, addBatch, addOrUpdate, copyMatching, update, delete, keybagStatus, unlock, lock
         case setPasscode, removePasscode, setEraseAfter, canOpenFiles, wrapFileKey, unwrapFileKey, fileHeaderTag
         case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
-        case listApps, describe
+        case listApps, describe, checkPasscode
     }
 
     func write(to writer: inout WireWriter) {
@@ -66,15 +66,18 @@ extension DaemonRequest {
         case .keybagStatus: writer.byte(Tag.keybagStatus.rawValue)
         case .unlock(let passcode):
             writer.byte(Tag.unlock.rawValue)
-            writer.string(passcode)
+            writer.passcode(passcode)
+        case .checkPasscode(let passcode):
+            writer.byte(Tag.checkPasscode.rawValue)
+            writer.passcode(passcode)
         case .lock: writer.byte(Tag.lock.rawValue)
         case .setPasscode(let passcode, let current):
             writer.byte(Tag.setPasscode.rawValue)
-            writer.string(passcode)
-            writer.optional(current) { $0.string($1) }
+            writer.passcode(passcode)
+            writer.optional(current) { $0.passcode($1) }
         case .removePasscode(let current):
             writer.byte(Tag.removePasscode.rawValue)
-            writer.string(current)
+            writer.passcode(current)
         case .setEraseAfter(let failures):
             writer.byte(Tag.setEraseAfter.rawValue)
             writer.int(failures)
@@ -132,13 +135,14 @@ extension DaemonRequest {
         case .update: self = .update(try ItemQuery(wire: &reader), try ItemChanges(wire: &reader))
         case .delete: self = .delete(try ItemQuery(wire: &reader))
         case .keybagStatus: self = .keybagStatus
-        case .unlock: self = .unlock(passcode: try reader.string())
+        case .unlock: self = .unlock(passcode: try reader.passcode())
+        case .checkPasscode: self = .checkPasscode(try reader.passcode())
         case .lock: self = .lock
         case .setPasscode:
             self = .setPasscode(
-                try reader.string(),
-                current: try reader.optional { (reader) throws(EngineError) in try reader.string() })
-        case .removePasscode: self = .removePasscode(current: try reader.string())
+                try reader.passcode(),
+                current: try reader.optional { (reader) throws(EngineError) in try reader.passcode() })
+        case .removePasscode: self = .removePasscode(current: try reader.passcode())
         case .setEraseAfter: self = .setEraseAfter(try reader.int())
         case .canOpenFiles: self = .canOpenFiles(try FileKeyClass(wire: &reader))
         case .wrapFileKey:

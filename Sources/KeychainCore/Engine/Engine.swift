@@ -108,7 +108,7 @@ public final class Engine: KeychainBackend {
     ///
     /// The passcode is stretched (Argon2id, about half a second at the standard cost) outside the engine's lock:
     /// other threads keep working meanwhile.
-    public func unlock(passcode: String) throws(EngineError) {
+    public func unlock(passcode: Passcode) throws(EngineError) {
         var unlocked = false
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             guard let stored else { return true }
@@ -121,13 +121,25 @@ public final class Engine: KeychainBackend {
         if unlocked { didUnlock() }
     }
 
+    /// Checks the passcode as an unlock does, counting a wrong one, and loads nothing: the lock state stays as it
+    /// is. ``EngineError/Code/authFailed`` when no passcode is set.
+    public func checkPasscode(_ passcode: Passcode) throws(EngineError) {
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
+            guard let stored else { throw EngineError(.authFailed, "the keychain has no passcode to check") }
+            let stretched = try StretchedPasscode(passcode, parameters: stored)
+            return try state.withLock { (state) throws(EngineError) -> Bool in
+                try state.keybag.check(stretched, in: state.database, now: options.now())
+            }
+        }
+    }
+
     /// Discards the keys of `ak`, `aku`, `akpu` and class B. No effect without a passcode.
     public func lock() {
         state.withLock { state in state.keybag.lock() }
     }
 
     /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
-    public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+    public func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
         let cost = options.passcodeCost
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey: StretchedPasscode?
@@ -163,7 +175,7 @@ public final class Engine: KeychainBackend {
     }
 
     /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted.
-    public func removePasscode(current: String) throws(EngineError) {
+    public func removePasscode(current: Passcode) throws(EngineError) {
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey = try stored.map { (stored) throws(EngineError) in
                 try StretchedPasscode(current, parameters: stored)

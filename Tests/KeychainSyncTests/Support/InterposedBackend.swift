@@ -59,12 +59,13 @@ final class InterposedBackend: KeychainBackend {
         try engine.delete(query, for: caller)
     }
     func keybagStatus() throws(EngineError) -> KeybagStatus { try engine.keybagStatus() }
-    func unlock(passcode: String) throws(EngineError) { try engine.unlock(passcode: passcode) }
+    func unlock(passcode: Passcode) throws(EngineError) { try engine.unlock(passcode: passcode) }
+    func checkPasscode(_ passcode: Passcode) throws(EngineError) { try engine.checkPasscode(passcode) }
     func lock() throws(EngineError) { engine.lock() }
-    func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+    func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
         try engine.setPasscode(passcode, current: current)
     }
-    func removePasscode(current: String) throws(EngineError) { try engine.removePasscode(current: current) }
+    func removePasscode(current: Passcode) throws(EngineError) { try engine.removePasscode(current: current) }
     func setEraseAfter(failures: Int) throws(EngineError) { try engine.setEraseAfter(failures: failures) }
     func canOpenFiles(of fileClass: FileKeyClass) -> Bool { engine.canOpenFiles(of: fileClass) }
     func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data {
