@@ -29,7 +29,7 @@ extension Keychain {
         try setPasscode(try Self.passcode(passcode))
     }
 
-    /// ``setPasscode(_:)-(String)`` with the passcode in guarded memory.
+    /// Sets a passcode on a keychain that has none, as `setPasscode(_:)` with a `String` does, from guarded memory.
     public func setPasscode(_ passcode: Passcode) throws(KeychainError) {
         try performOnKeybag("cannot set the passcode") { (connection) throws(EngineError) in
             let backend = try connection.backend()
@@ -47,7 +47,7 @@ extension Keychain {
         try changePasscode(from: try Self.passcode(current), to: try Self.passcode(new))
     }
 
-    /// ``changePasscode(from:to:)-(String,String)`` with the passcodes in guarded memory.
+    /// Changes the passcode, as `changePasscode(from:to:)` with `String`s does, from guarded memory.
     public func changePasscode(from current: Passcode, to new: Passcode) throws(KeychainError) {
         try performOnKeybag("cannot change the passcode") { (connection) throws(EngineError) in
             try connection.backend().setPasscode(new, current: current)
@@ -61,7 +61,7 @@ extension Keychain {
         try removePasscode(try Self.passcode(current))
     }
 
-    /// ``removePasscode(_:)-(String)`` with the passcode in guarded memory.
+    /// Removes the passcode, as `removePasscode(_:)` with a `String` does, from guarded memory.
     public func removePasscode(_ current: Passcode) throws(KeychainError) {
         try performOnKeybag("cannot remove the passcode") { (connection) throws(EngineError) in
             try connection.removePasscode(current: current)
@@ -75,7 +75,7 @@ extension Keychain {
         try unlock(passcode: try Self.passcode(passcode))
     }
 
-    /// ``unlock(passcode:)-(String)`` with the passcode in guarded memory.
+    /// Unlocks the keychain, as `unlock(passcode:)` with a `String` does, from guarded memory.
     public func unlock(passcode: Passcode) throws(KeychainError) {
         try performOnKeybag("cannot unlock the keychain") { (connection) throws(EngineError) in
             try connection.backend().unlock(passcode: passcode)
