@@ -130,7 +130,8 @@ let package = Package(
         .executableTarget(name: "secitem-probe", dependencies: ["Security", "KeychainCore"]),
         // The seed's access-control code (Tests/SecurityTests/Seed004Code.swift, linked into its folder) as a
         // process, so a test can read the item back at a real (pseudo-)terminal.
-        .executableTarget(name: "seed004-probe", dependencies: ["Security", "KeychainCore"], path: "Tests/Seed004Probe"),
+        .executableTarget(
+            name: "seed004-probe", dependencies: ["Security", "KeychainCore", "Keychain"], path: "Tests/Seed004Probe"),
         .executableTarget(name: "security-fuzz", dependencies: ["Security", "KeychainCore"]),
         .testTarget(
             name: "SecurityTests",

@@ -6,7 +6,9 @@
 #include <link.h>
 #include <nss.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -23,6 +25,14 @@ int ck_disable_core_dumps(void) {
 
 int ck_is_dumpable(void) {
     return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int ck_is_secure_execution(void) {
+    return getauxval(AT_SECURE) != 0;
+}
+
+const char *ck_secure_getenv(const char *name) {
+    return secure_getenv(name);
 }
 
 int ck_open_unnamed(const char *directory, mode_t mode) {

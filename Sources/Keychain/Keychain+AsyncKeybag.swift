@@ -26,6 +26,26 @@ extension Keychain {
         try await offload { keychain throws(KeychainError) in try keychain.unlock(passcode: passcode) }
     }
 
+    /// Sets a passcode held in guarded memory; see `setPasscode(_:)`.
+    public func setPasscode(_ passcode: Passcode) async throws(KeychainError) {
+        try await offload { keychain throws(KeychainError) in try keychain.setPasscode(passcode) }
+    }
+
+    /// Changes the passcode, both held in guarded memory; see `changePasscode(from:to:)`.
+    public func changePasscode(from current: Passcode, to new: Passcode) async throws(KeychainError) {
+        try await offload { keychain throws(KeychainError) in try keychain.changePasscode(from: current, to: new) }
+    }
+
+    /// Removes the passcode, given in guarded memory; see `removePasscode(_:)`.
+    public func removePasscode(_ current: Passcode) async throws(KeychainError) {
+        try await offload { keychain throws(KeychainError) in try keychain.removePasscode(current) }
+    }
+
+    /// Unlocks the keychain with a passcode in guarded memory; see `unlock(passcode:)`.
+    public func unlock(passcode: Passcode) async throws(KeychainError) {
+        try await offload { keychain throws(KeychainError) in try keychain.unlock(passcode: passcode) }
+    }
+
     /// Locks the keychain; see `lock()`.
     public func lock() async throws(KeychainError) {
         try await offload { keychain throws(KeychainError) in try keychain.lock() }

@@ -6,19 +6,28 @@ import Synchronization
 /// terminal or through `pinentry` (DESIGN §11). Pass one with `kSecUseAuthenticationContext` to reuse what it
 /// evaluated, to supply an application password, or to forbid prompts.
 ///
+/// An `NSObject`, as Apple's is: equal and hashable by identity, so code that compares contexts or puts one in a
+/// `[String: AnyHashable]` query (`kSecUseAuthenticationContext`) works unchanged.
+///
 /// Thread-safe: its state is the ``KeychainCore/AuthenticationContext`` it wraps.
-public final class LAContext: AuthenticationContextProviding, Sendable {
+public final class LAContext: NSObject, AuthenticationContextProviding, Sendable {
     /// The context the keychain uses.
     public let authenticationContext: AuthenticationContext
 
     /// Creates a context that asks at the controlling terminal, else through `pinentry`.
-    public init() {
+    public override init() {
         authenticationContext = AuthenticationContext()
+        givenBackend = nil
     }
 
-    /// A context over one the caller made (a test's, with its own prompter).
-    package init(authenticationContext: AuthenticationContext) {
+    /// The keychain a test evaluates against, instead of the process's default one.
+    private let givenBackend: (any KeychainBackend)?
+
+    /// A context over one the caller made (a test's, with its own prompter), evaluated against `backend` when given
+    /// (else the process's default keychain).
+    package init(authenticationContext: AuthenticationContext, backend: (any KeychainBackend)? = nil) {
         self.authenticationContext = authenticationContext
+        givenBackend = backend
     }
 
     /// How long after an evaluation (or a prompt) the typed passcode opens items again without asking; at most
@@ -71,7 +80,8 @@ public final class LAContext: AuthenticationContextProviding, Sendable {
     }
 
     /// Asks for the keychain passcode and checks it; `reply` gets `true`, or `false` and an ``LAError``. Runs on a
-    /// thread of its own, so the caller's is never blocked.
+    /// thread of its own, so the caller's is never blocked. The keychain's lock state does not change: the context
+    /// keeps the passcode (in guarded memory) and passes it with the requests of items that need it.
     public func evaluatePolicy(
         _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) {
@@ -99,8 +109,12 @@ public final class LAContext: AuthenticationContextProviding, Sendable {
     public func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
         switch type {
         case .applicationPassword:
-            let text = credential.map { String(decoding: $0, as: UTF8.self) }
-            return (try? authenticationContext.setApplicationPassword(text)) != nil
+            // Straight into guarded memory: the caller's Data is theirs, and no String of it is made here.
+            guard let credential else {
+                return (try? authenticationContext.setApplicationPassword(nil as Passcode?)) != nil
+            }
+            guard let password = try? Passcode(copying: credential) else { return false }
+            return (try? authenticationContext.setApplicationPassword(password)) != nil
         }
     }
 
@@ -130,7 +144,7 @@ public final class LAContext: AuthenticationContextProviding, Sendable {
         }
         let status: KeybagStatus
         do {
-            status = try Self.backend().keybagStatus()
+            status = try backend().keybagStatus()
         } catch {
             throw LAError(.authenticationFailed, message: "the keychain cannot be reached: \(error.message)")
         }
@@ -142,7 +156,7 @@ public final class LAContext: AuthenticationContextProviding, Sendable {
     private func evaluate(_ policy: LAPolicy, reason: String) throws {
         try check(policy)
         do {
-            try authenticationContext.evaluatePasscode(reason, in: try Self.backend())
+            try authenticationContext.evaluatePasscode(reason, in: try backend())
         } catch {
             switch error.code {
             case .userCanceled: throw LAError(.userCancel, message: error.message)
@@ -155,7 +169,8 @@ public final class LAContext: AuthenticationContextProviding, Sendable {
     }
 
     /// The keychain whose passcode is the device owner's: the process's default one.
-    private static func backend() throws(EngineError) -> any KeychainBackend {
-        try KeychainBackends.backend(for: .defaultStorage())
+    private func backend() throws(EngineError) -> any KeychainBackend {
+        if let givenBackend { return givenBackend }
+        return try KeychainBackends.backend(for: .defaultStorage())
     }
 }

@@ -73,12 +73,14 @@ private func makeSamples() -> [[UInt8]] {
         let status = try engine.keybagStatus()
         let report = try engine.verify()
         let batch = try engine.changes(since: 0, for: benchCaller, limit: 10)
+        let (passcode, other) = (try Passcode(copying: "1234"), try Passcode(copying: "5678"))
         let requests: [DaemonRequest] = [
             .hello(version: DaemonCoding.version), .add(newItem), .addBatch([newItem, newItem]), .addOrUpdate(newItem),
-            .copyMatching(query), .update(query, changes), .delete(query), .keybagStatus, .unlock(passcode: "1234"),
-            .lock, .setPasscode("1234", current: nil), .setPasscode("5678", current: "1234"),
-            .removePasscode(current: "1234"), .setEraseAfter(10, passcode: "1234"), .setEraseAfter(10, passcode: nil),
-            .canOpenFiles(.classB),
+            .copyMatching(query), .update(query, changes), .delete(query), .keybagStatus, .unlock(passcode: passcode),
+            .checkPasscode(passcode), .lock, .setPasscode(passcode, current: nil),
+            .setPasscode(other, current: passcode),
+            .removePasscode(current: passcode), .setEraseAfter(10, passcode: passcode),
+            .setEraseAfter(10, passcode: nil), .canOpenFiles(.classB),
             .wrapFileKey(key: Data(repeating: 7, count: 32), .classA, context: [1, 2, 3]),
             .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: [4]), .fileHeaderTag([1, 2, 3, 4]),
             .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5, 6]), .verify, .changes(since: 0, limit: 100),

@@ -2,8 +2,12 @@
 // daemon, not the probe, decides who is calling. The identity tests install copies of it as registered apps
 // (setgid, or not), run them as a test user, trace them, preload code into them and hand their connections on.
 //
-//     keychaind-probe SOCKET|fd:N COMMAND [ARGUMENT…]
+//     keychaind-probe SOCKET|fd:N|default COMMAND [ARGUMENT…]
 //       describe                      who the daemon says is calling (and this process's AT_SECURE and tracer)
+//       prompt                        asks for a passcode as the library does (terminal, else pinentry); prints
+//                                     the outcome and the secret's length, never the secret
+//       session                       reads commands (`add ACCOUNT SECRET`, `get ACCOUNT`, `describe`, `prompt`)
+//                                     from standard input, one a line, each answered by one line, until its end
 //       add ACCOUNT SECRET [GROUP]    adds a generic password (service "probe"), to GROUP when given
 //       add-large ACCOUNT BYTES       adds a generic password of BYTES random bytes
 //       register PATH ENTITLEMENTS [--allow-insecure-exec]
@@ -30,12 +34,18 @@
 //       flood UNLOCKERS IDLE PASSCODE [REQUESTERS]
 //                                     one user flooding the daemon (Flood.swift): parallel unlocks, idle
 //                                     connections, lookups; prints one line once flooding, then runs until killed
+//     pinentry (the probe run under that name, as a test mounts it over /usr/bin/pinentry)
+//                                     writes its effective and real group, supplementary groups and environment to
+//                                     ./pinentry-record, then speaks Assuan as pinentry and answers GETPIN with
+//                                     `hunter2`: what a pinentry started by a setgid app runs with
 //     keychaind-probe - sleep SECONDS  says so on one line, then sleeps (an app that stays put)
 //     keychaind-probe - read-file PATH reads a file (the tests' check that a user cannot read their keychain)
 //     keychaind-probe - liveness PID   keychaind's liveness check of PID through a pidfd, then again once PID
 //                                      has exited: {"running": …, "stillRunning": …} (null: it cannot say)
 //
-// `fd:N` is a connection inherited from `exec-then` or `spawn-then`, past its handshake. Every outcome is one JSON
+// `fd:N` is a connection inherited from `exec-then` or `spawn-then`, past its handshake. `default` is the keychain
+// the library picks for this process when it names none (`KeychainStorage.defaultStorage()`: keychaind at its
+// default socket, or an embedded keychain), as any app's is; its lines name it ("storage"). Every outcome is one JSON
 // line on standard output: {"status": <OSStatus, 0 on success>, …}. Exit status 0 unless the arguments are
 // malformed (then 2).
 
@@ -67,6 +77,14 @@ func usage(_ why: String) -> Never {
 enum Connection {
     case client(DaemonClient)
     case socket(SeqPacketSocket)
+    /// The process's default keychain, whatever backend serves it, for the caller its entitlements name.
+    case backend(any KeychainBackend, Caller, KeychainStorage)
+
+    /// The keychain the library gives this process by default.
+    static func processDefault() throws(EngineError) -> Connection {
+        let storage = KeychainStorage.defaultStorage()
+        return .backend(try KeychainBackends.backend(for: storage), try Caller.current(), storage)
+    }
 
     /// A connection of this process's own on `path`, past its handshake, that can be handed on.
     static func raw(_ path: String) throws(EngineError) -> SeqPacketSocket {
@@ -85,6 +103,21 @@ enum Connection {
             let reply = try Self.exchange(request, user: user, on: socket)
             if case .failure(let error) = reply { throw error }
             return reply
+        case .backend(let backend, let caller, _):
+            if let client = backend as? DaemonClient { return try Connection.client(client).call(request, user: user) }
+            let reply = request.carriedOut(on: backend, for: caller)
+            if case .failure(let error) = reply { throw error }
+            return reply
+        }
+    }
+
+    /// Where the keychain is, for the lines printed.
+    var storage: String {
+        switch self {
+        case .client(let client): "keychaind at \(client.socketPath)"
+        case .socket: "an inherited connection"
+        case .backend(_, _, .directory(let url)): "embedded (\(url.path))"
+        case .backend(_, _, let storage): "\(storage)"
         }
     }
 
@@ -143,14 +176,43 @@ func selfFacts() -> [String: Any] {
 }
 
 func describe(_ connection: Connection) throws(EngineError) {
+    if case .backend(let backend, _, _) = connection, !(backend is DaemonClient) {
+        return emit(selfFacts().merging(["status": 0, "storage": connection.storage]) { $1 })
+    }
     guard case .description(let seen) = try connection.call(.describe) else {
         throw EngineError(.internalComponent, "describe answered with another reply")
     }
     emit(
         selfFacts().merging([
             "status": 0, "uid": Int(seen.uid), "applicationIdentifier": seen.applicationIdentifier,
-            "accessGroups": seen.accessGroups, "registered": seen.isRegisteredApp,
+            "accessGroups": seen.accessGroups, "registered": seen.isRegisteredApp, "storage": connection.storage,
         ]) { $1 })
+}
+
+/// Asks for a passcode with the prompter the library uses (the controlling terminal, else pinentry).
+func prompt() {
+    switch SystemPrompter().ask(SecretPromptRequest(operationPrompt: "probe")) {
+    case .entered(let secret): emit(["status": 0, "outcome": "entered", "length": secret.count])
+    case .canceled: emit(["status": Int(EngineError.Code.userCanceled.rawValue), "outcome": "canceled"])
+    case .unavailable(let reason):
+        emit([
+            "status": Int(EngineError.Code.interactionNotAllowed.rawValue), "outcome": "unavailable", "message": reason,
+        ])
+    }
+}
+
+/// Runs the commands read from standard input on one connection, each answered by one line, so a test can change
+/// the world (stop or start a daemon) between two calls of one process.
+func session(_ connection: Connection) {
+    while let line = readLine() {
+        let words = line.split(separator: " ").map(String.init)
+        guard let command = words.first else { continue }
+        do throws(EngineError) {
+            try perform(command, Array(words.dropFirst()), on: connection)
+        } catch {
+            emit(error)
+        }
+    }
 }
 
 /// The connection's descriptor made inheritable, and the argument vector that names it to the program.
@@ -284,7 +346,9 @@ func run(_ arguments: [String]) throws(EngineError) {
     default: break
     }
     let connection: Connection
-    if target.hasPrefix("fd:"), let descriptor = Int32(target.dropFirst(3)) {
+    if target == "default" {
+        connection = try Connection.processDefault()
+    } else if target.hasPrefix("fd:"), let descriptor = Int32(target.dropFirst(3)) {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         connection = .socket(SeqPacketSocket(descriptor: descriptor))
     } else if command.hasSuffix("-then") || command == "steal-by-exec" {
@@ -292,7 +356,16 @@ func run(_ arguments: [String]) throws(EngineError) {
     } else {
         connection = .client(DaemonClient(socketPath: target))
     }
+    try perform(command, rest, on: connection)
+}
+
+/// One command on a connection.
+func perform(_ command: String, _ rest: [String], on connection: Connection) throws(EngineError) {
     switch (command, rest.count) {
+    case ("session", 0):
+        session(connection)
+    case ("prompt", 0):
+        prompt()
     case ("describe", 0):
         try describe(connection)
     case ("add", 2...3):
@@ -300,7 +373,7 @@ func run(_ arguments: [String]) throws(EngineError) {
         if rest.count == 3 { attributes[.accessGroup] = .string(rest[2]) }
         let item = NewItem(itemClass: .genericPassword, attributes: attributes, data: Data(rest[1].utf8))
         _ = try connection.call(.add(item))
-        emit(["status": 0, "added": rest[0]])
+        emit(["status": 0, "added": rest[0], "storage": connection.storage])
     case ("add-large", 2):
         guard let count = Int(rest[1]), count > 0 else { usage("add-large needs a byte count, not \(rest[1])") }
         let bytes = [UInt8]((0..<count).map { _ in UInt8.random(in: 0...255) })
@@ -318,11 +391,12 @@ func run(_ arguments: [String]) throws(EngineError) {
     case ("get", 1...2):
         emitSecret(try connection.call(getRequest(rest[0], group: rest.count == 2 ? rest[1] : nil)))
     case ("unlock", 1):
-        _ = try connection.call(.unlock(passcode: rest[0]))
+        _ = try connection.call(.unlock(passcode: Passcode(copying: rest[0])))
         emit(["status": 0])
     case ("erase-after", 1...2):
         guard let failures = Int(rest[0]) else { usage("erase-after needs a count, not \(rest[0])") }
-        _ = try connection.call(.setEraseAfter(failures, passcode: rest.count == 2 ? rest[1] : nil))
+        let passcode = try rest.count == 2 ? Passcode(copying: rest[1]) : nil
+        _ = try connection.call(.setEraseAfter(failures, passcode: passcode))
         emit(["status": 0])
     case ("verify", 0):
         guard case .report(let report) = try connection.call(.verify) else { usage("verify answered otherwise") }
@@ -381,6 +455,36 @@ func run(_ arguments: [String]) throws(EngineError) {
         usage("unknown command or wrong number of arguments: \(command) \(rest.joined(separator: " "))")
     }
 }
+
+/// Run as `pinentry`: records how it was started, then answers one conversation.
+func actAsPinentry() -> Never {
+    var groups = [gid_t](repeating: 0, count: 256)
+    let count = getgroups(Int32(groups.count), &groups)
+    var record = [
+        "egid=\(getegid())", "gid=\(getgid())", "groups=\(groups.prefix(Int(max(count, 0))).map(String.init))",
+    ]
+    var variable = environ
+    while let entry = variable.pointee {
+        record.append(String(cString: entry))
+        variable += 1
+    }
+    FileManager.default.createFile(
+        atPath: "pinentry-record", contents: Data((record.joined(separator: "\n") + "\n").utf8))
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    say("OK Pleased to meet you")
+    while let line = readLine() {
+        switch line.split(separator: " ").first {
+        case "GETPIN": say("D hunter2\nOK")
+        case "BYE":
+            say("OK closing connection")
+            exit(0)
+        default: say("OK")
+        }
+    }
+    exit(0)
+}
+
+if CommandLine.arguments.first.map({ URL(fileURLWithPath: $0).lastPathComponent }) == "pinentry" { actAsPinentry() }
 
 do throws(EngineError) {
     try run(Array(CommandLine.arguments.dropFirst()))

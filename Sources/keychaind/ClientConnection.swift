@@ -71,6 +71,8 @@ final class ClientConnection: Sendable {
             return .end
         }
         guard let received else { return .end }
+        // The request may hold a passcode or a secret: its bytes are wiped once it is decoded (or refused).
+        defer { received.message.wipe() }
         guard let sender = received.sender else {
             send(.failure(EngineError(.missingEntitlement, "the message carries no credentials")))
             return .end
@@ -171,8 +173,9 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// Sends a reply. One too large to send becomes a failure naming the limit: a client is never left waiting for
-    /// a reply that does not come. A client that does not take it within the idle timeout is cut off.
+    /// Sends a reply, then wipes its bytes (it may hold an item's secret or a file key). One too large to send
+    /// becomes a failure naming the limit: a client is never left waiting for a reply that does not come. A client
+    /// that does not take it within the idle timeout is cut off.
     private func send(_ reply: DaemonReply) {
         let bytes: [UInt8]
         do throws(EngineError) {
@@ -186,6 +189,7 @@ final class ClientConnection: Sendable {
             guard let failure = try? DaemonCoding.encode(DaemonReply.failure(refusal)) else { return }
             bytes = failure
         }
+        defer { bytes.wipe() }
         sending.withLock { _ in
             do throws(EngineError) {
                 try socket.send(bytes)

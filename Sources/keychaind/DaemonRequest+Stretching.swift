@@ -6,12 +6,13 @@ extension DaemonRequest {
     /// that (``UserLimits/passcodeChecks``). Every case is named, so that a new request must be decided here.
     var mayStretchPasscode: Bool {
         switch self {
-        case .unlock, .setPasscode, .removePasscode: true
+        case .unlock, .checkPasscode, .setPasscode, .removePasscode: true
+        case .setEraseAfter(_, let passcode): passcode != nil
         case .add(let item), .addOrUpdate(let item): item.authentication?.bringsSecret == true
         case .addBatch(let items): items.contains { $0.authentication?.bringsSecret == true }
         case .copyMatching(let query), .update(let query, _), .delete(let query):
             query.authentication?.bringsSecret == true
-        case .hello, .keybagStatus, .lock, .setEraseAfter, .canOpenFiles, .wrapFileKey, .unwrapFileKey,
+        case .hello, .keybagStatus, .lock, .canOpenFiles, .wrapFileKey, .unwrapFileKey,
             .fileHeaderTag, .isValidFileHeaderTag, .verify, .changes, .latestChangeSequence, .subscribe,
             .registerApp, .unregisterApp, .listApps, .describe:
             false

@@ -12,6 +12,14 @@
 // {"outcome": "canceled"} or {"outcome": "unavailable", "reason": TEXT}. The secret itself is never printed:
 // `hash` is its keyed BLAKE2b under the 32-byte `--key` (hexadecimal), which the test computes for the secret it
 // typed. Exit status 0 unless the arguments are malformed (then 2).
+//
+//     prompt-probe unlock --keychain DIRECTORY|--socket PATH --account ACCOUNT
+//
+// asks for the keychain passcode (the system prompter: terminal, else pinentry), unlocks the keychain with it
+// (embedded in DIRECTORY, or keychaind at PATH), then reads ACCOUNT's data through the authentication loop, whose
+// prompt asks again; prints {"outcome": "unlocked", "length": N} (the data's length) or {"outcome": "failed",
+// "reason": TEXT}, releases everything, and waits for a line on standard input before it exits: the tests look
+// for the passcode in its memory meanwhile.
 
 import Foundation
 import KeychainCore
@@ -55,6 +63,9 @@ let mode = arguments.removeFirst()
 var request = SecretPromptRequest(callingProgram: "prompt-probe")
 var key = [UInt8](repeating: 0, count: 32)
 var timeout = PinentryPrompter.defaultTimeout
+var keychainDirectory: String?
+var socketPath: String?
+var account = "probe"
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
     guard !arguments.isEmpty else { usage("\(option) needs a value") }
@@ -67,6 +78,9 @@ while !arguments.isEmpty {
         default: usage("--kind is passcode or application-password, not \(value)")
         }
     case "--prompt": request.operationPrompt = value
+    case "--keychain": keychainDirectory = value
+    case "--socket": socketPath = value
+    case "--account": account = value
     case "--program": request.callingProgram = value
     case "--cancel": request.cancelTitle = value
     case "--attempt":
@@ -87,6 +101,40 @@ while !arguments.isEmpty {
         timeout = .milliseconds(Int(seconds * 1000))
     default: usage("unknown option \(option)")
     }
+}
+
+/// The prompt-to-Argon2id path of a program: the passcode asked for, the keychain unlocked with it, and an item
+/// that needs it read through the authentication loop, every value released before the test looks.
+func unlockAndRead(_ backend: any KeychainBackend, account: String) {
+    let caller = Caller(applicationIdentifier: "probe", accessGroups: ["probe"])
+    do throws(EngineError) {
+        let passcode = try AuthenticationContext().ask(.passcode, reason: "unlock for the probe", attempt: 1)
+        try backend.unlock(passcode: passcode)
+        let query = ItemQuery(itemClass: .genericPassword, attributes: [.account: .string(account)], returning: .data)
+        let items = try AuthenticationLoop.perform(AuthenticationLoop.Options(), backend: backend) {
+            (authentication) throws(EngineError) -> [Item] in
+            var query = query
+            query.authentication = authentication
+            return try backend.copyMatching(query, for: caller)
+        }
+        emit(["outcome": "unlocked", "length": items.first?.data?.count ?? -1])
+    } catch {
+        emit(["outcome": "failed", "reason": error.message])
+    }
+}
+
+if mode == "unlock" {
+    do throws(EngineError) {
+        let backend: any KeychainBackend =
+            if let socketPath { DaemonClient(socketPath: socketPath) } else {
+                try Engine(storage: .directory(URL(fileURLWithPath: keychainDirectory ?? "keychain")))
+            }
+        unlockAndRead(backend, account: account)
+    } catch {
+        emit(["outcome": "failed", "reason": error.message])
+    }
+    _ = readLine()
+    exit(0)
 }
 
 let prompter: any SecretPrompter

@@ -17,7 +17,7 @@ struct AccessControlEngineTests {
             itemClass: .genericPassword,
             attributes: genp(account, [.accessControl: try AccessConstraint(flags: flags).attributeValue]),
             data: Data(data.utf8),
-            authentication: password.map { ItemAuthentication(applicationPassword: $0) })
+            authentication: try password.map { ItemAuthentication(applicationPassword: try Passcode(copying: $0)) })
     }
 
     private func read(
@@ -69,9 +69,11 @@ struct AccessControlEngineTests {
         #expect(
             readError(keychain.engine, ItemAuthentication(interaction: .notAllowed))?.code == .interactionNotAllowed)
         #expect(readError(keychain.engine, ItemAuthentication(interaction: .skipItems))?.code == .itemNotFound)
-        #expect(try read(keychain.engine, ItemAuthentication(passcode: "1234")) == Data("s3cret".utf8))
+        #expect(
+            try read(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "1234")))
+                == Data("s3cret".utf8))
 
-        let wrong = readError(keychain.engine, ItemAuthentication(passcode: "0000"))
+        let wrong = readError(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "0000")))
         #expect(wrong?.code == .authFailed)
         #expect(try keychain.engine.keybagStatus().failedAttempts == 1)
 
@@ -88,14 +90,17 @@ struct AccessControlEngineTests {
         try keychain.engine.add(try constrained(.devicePasscode), for: app)
         let query = ItemQuery(itemClass: .genericPassword, attributes: genp("alice"))
         #expect(try keychain.engine.update(query, with: ItemChanges(attributes: [.label: .string("L")]), for: app) == 1)
-        #expect(try read(keychain.engine, ItemAuthentication(passcode: "1234")) == Data("s3cret".utf8))
+        #expect(
+            try read(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "1234")))
+                == Data("s3cret".utf8))
 
         let newData = ItemChanges(data: Data("new".utf8))
         #expect(status { _ = try keychain.engine.update(query, with: newData, for: app) } == .authNeeded)
         var authenticated = query
-        authenticated.authentication = ItemAuthentication(passcode: "1234")
+        authenticated.authentication = ItemAuthentication(passcode: try Passcode(copying: "1234"))
         #expect(try keychain.engine.update(authenticated, with: newData, for: app) == 1)
-        #expect(try read(keychain.engine, ItemAuthentication(passcode: "1234")) == Data("new".utf8))
+        #expect(
+            try read(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "1234"))) == Data("new".utf8))
         #expect(
             status {
                 _ = try keychain.engine.update(
@@ -112,9 +117,12 @@ struct AccessControlEngineTests {
         #expect(status { try keychain.engine.add(try constrained(.applicationPassword), for: app) } == .authNeeded)
         try keychain.engine.add(try constrained(.applicationPassword, password: "open sesame"), for: app)
         #expect(readError(keychain.engine)?.neededFactors == [.applicationPassword])
-        #expect(readError(keychain.engine, ItemAuthentication(applicationPassword: "nope"))?.code == .authFailed)
         #expect(
-            try read(keychain.engine, ItemAuthentication(applicationPassword: "open sesame")) == Data("s3cret".utf8))
+            readError(keychain.engine, ItemAuthentication(applicationPassword: try Passcode(copying: "nope")))?.code
+                == .authFailed)
+        #expect(
+            try read(keychain.engine, ItemAuthentication(applicationPassword: try Passcode(copying: "open sesame")))
+                == Data("s3cret".utf8))
     }
 
     /// Found by review: the entry did not keep its Argon2id cost, so a keychain opened with another cost (another
@@ -128,7 +136,9 @@ struct AccessControlEngineTests {
             options: EngineOptions(
                 passcodeCost: PasscodeCost(
                     passes: PasscodeCost.minimum.passes + 1, memoryBytes: PasscodeCost.minimum.memoryBytes * 2)))
-        #expect(try read(other, ItemAuthentication(applicationPassword: "open sesame")) == Data("s3cret".utf8))
+        #expect(
+            try read(other, ItemAuthentication(applicationPassword: try Passcode(copying: "open sesame")))
+                == Data("s3cret".utf8))
     }
 
     @Test("or: any one factor opens the item; and: every factor is needed")
@@ -139,13 +149,24 @@ struct AccessControlEngineTests {
             try constrained([.devicePasscode, .applicationPassword, .or], account: "either", password: "pw"), for: app)
         try keychain.engine.add(
             try constrained([.devicePasscode, .applicationPassword, .and], account: "both", password: "pw"), for: app)
-        #expect(try read(keychain.engine, account: "either", ItemAuthentication(passcode: "1234")) != nil)
-        #expect(try read(keychain.engine, account: "either", ItemAuthentication(applicationPassword: "pw")) != nil)
         #expect(
-            status { _ = try read(keychain.engine, account: "both", ItemAuthentication(passcode: "1234")) }
+            try read(keychain.engine, account: "either", ItemAuthentication(passcode: try Passcode(copying: "1234")))
+                != nil)
+        #expect(
+            try read(
+                keychain.engine, account: "either", ItemAuthentication(applicationPassword: try Passcode(copying: "pw"))
+            ) != nil)
+        #expect(
+            status {
+                _ = try read(
+                    keychain.engine, account: "both", ItemAuthentication(passcode: try Passcode(copying: "1234")))
+            }
                 == .authNeeded)
         #expect(
-            try read(keychain.engine, account: "both", ItemAuthentication(passcode: "1234", applicationPassword: "pw"))
+            try read(
+                keychain.engine, account: "both",
+                ItemAuthentication(
+                    passcode: try Passcode(copying: "1234"), applicationPassword: try Passcode(copying: "pw")))
                 == Data("s3cret".utf8))
     }
 
@@ -157,9 +178,14 @@ struct AccessControlEngineTests {
         try keychain.engine.add(
             try constrained([.biometryCurrentSet, .devicePasscode, .or], account: "fallback"), for: app)
         #expect(
-            status { _ = try read(keychain.engine, account: "bio", ItemAuthentication(passcode: "1234")) }
+            status {
+                _ = try read(
+                    keychain.engine, account: "bio", ItemAuthentication(passcode: try Passcode(copying: "1234")))
+            }
                 == .authFailed)
-        #expect(try read(keychain.engine, account: "fallback", ItemAuthentication(passcode: "1234")) != nil)
+        #expect(
+            try read(keychain.engine, account: "fallback", ItemAuthentication(passcode: try Passcode(copying: "1234")))
+                != nil)
     }
 
     @Test("Without a passcode an item that needs one is refused, as iOS refuses akpu items")
@@ -182,11 +208,20 @@ struct AccessControlEngineTests {
         try keychain.engine.add(
             try constrained([.devicePasscode, .applicationPassword, .or], account: "either", password: "pw"), for: app)
         try keychain.engine.setPasscode("5678", current: "1234")
-        #expect(status { _ = try read(keychain.engine, ItemAuthentication(passcode: "1234")) } == .authFailed)
-        #expect(try read(keychain.engine, ItemAuthentication(passcode: "5678")) == Data("s3cret".utf8))
+        #expect(
+            status { _ = try read(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "1234"))) }
+                == .authFailed)
+        #expect(
+            try read(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "5678")))
+                == Data("s3cret".utf8))
         try keychain.engine.removePasscode(current: "5678")
-        #expect(status { _ = try read(keychain.engine, ItemAuthentication(passcode: "5678")) } == .itemNotFound)
-        #expect(try read(keychain.engine, account: "either", ItemAuthentication(applicationPassword: "pw")) != nil)
+        #expect(
+            status { _ = try read(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "5678"))) }
+                == .itemNotFound)
+        #expect(
+            try read(
+                keychain.engine, account: "either", ItemAuthentication(applicationPassword: try Passcode(copying: "pw"))
+            ) != nil)
     }
 
     /// Found by review: after the passcode was removed (or replaced by a new one), an `.or` item's passcode entry,
@@ -204,10 +239,15 @@ struct AccessControlEngineTests {
         try keychain.engine.setPasscode("9999", current: nil)
         #expect(
             try read(
-                keychain.engine, account: "either", ItemAuthentication(passcode: "9999", applicationPassword: "pw"))
+                keychain.engine, account: "either",
+                ItemAuthentication(
+                    passcode: try Passcode(copying: "9999"), applicationPassword: try Passcode(copying: "pw")))
                 == Data("s3cret".utf8))
         #expect(
-            status { _ = try read(keychain.engine, account: "either", ItemAuthentication(passcode: "9999")) }
+            status {
+                _ = try read(
+                    keychain.engine, account: "either", ItemAuthentication(passcode: try Passcode(copying: "9999")))
+            }
                 == .authNeeded)
     }
 
@@ -227,7 +267,7 @@ struct AccessControlEngineTests {
         #expect(status { try reopened.add(try constrained(.userPresence), for: app) } == .decode)
         try reopened.setPasscode("5678", current: "1234")
         try reopened.add(try constrained(.userPresence), for: app)
-        #expect(try read(reopened, ItemAuthentication(passcode: "5678")) == Data("s3cret".utf8))
+        #expect(try read(reopened, ItemAuthentication(passcode: try Passcode(copying: "5678"))) == Data("s3cret".utf8))
     }
 
     @Test("A passcode kept from before a lock no longer opens anything")
@@ -236,7 +276,7 @@ struct AccessControlEngineTests {
         try keychain.engine.setPasscode("1234", current: nil)
         try keychain.engine.add(try constrained(.userPresence), for: app)
         let epoch = try keychain.engine.keybagStatus().lockEpoch
-        let kept = ItemAuthentication(passcode: "1234", passcodeEpoch: epoch)
+        let kept = ItemAuthentication(passcode: try Passcode(copying: "1234"), passcodeEpoch: epoch)
         #expect(try read(keychain.engine, kept) != nil)
         keychain.engine.lock()
         try keychain.engine.unlock(passcode: "1234")
@@ -288,7 +328,9 @@ struct AccessControlEngineTests {
                 associatedData: Array("swift-keychain access entry v1 passcode".utf8) + binding)
         }
         // With the typed passcode it opens.
-        #expect(try read(keychain.engine, ItemAuthentication(passcode: "1234")) == Data("the secret".utf8))
+        #expect(
+            try read(keychain.engine, ItemAuthentication(passcode: try Passcode(copying: "1234")))
+                == Data("the secret".utf8))
     }
 }
 

@@ -46,12 +46,15 @@ struct CryptoTests {
     @Test("Argon2id is deterministic per salt and cost, and differs by passcode")
     func passcodeHash() throws {
         let salt = [UInt8](repeating: 7, count: PasscodeHash.saltByteCount)
-        let one = try PasscodeHash.deriveKey(passcode: "1234", salt: salt, cost: .minimum)
-        let again = try PasscodeHash.deriveKey(passcode: "1234", salt: salt, cost: .minimum)
-        let other = try PasscodeHash.deriveKey(passcode: "1235", salt: salt, cost: .minimum)
+        let one = try PasscodeHash.deriveKey(passcode: try Passcode(copying: "1234"), salt: salt, cost: .minimum)
+        let again = try PasscodeHash.deriveKey(passcode: try Passcode(copying: "1234"), salt: salt, cost: .minimum)
+        let other = try PasscodeHash.deriveKey(passcode: try Passcode(copying: "1235"), salt: salt, cost: .minimum)
         #expect(one.constantTimeEquals(again))
         #expect(!one.constantTimeEquals(other))
-        #expect(status { _ = try PasscodeHash.deriveKey(passcode: "1234", salt: [1, 2], cost: .minimum) } == .decode)
+        #expect(
+            status {
+                _ = try PasscodeHash.deriveKey(passcode: try Passcode(copying: "1234"), salt: [1, 2], cost: .minimum)
+            } == .decode)
         #expect(status { _ = try PasscodeCost(passes: 0, memoryBytes: 1 << 20).validated() } == .param)
     }
 

@@ -61,7 +61,8 @@ struct KeyMemoryTests {
         let parameters = try #require(record.passcode)
         let deviceKey = try SecretKey(
             copying: try Data(contentsOf: URL(fileURLWithPath: directory.deviceKeyPath)).dropFirst(5))
-        let passcodeKey = try PasscodeHash.deriveKey(passcode: passcode, salt: parameters.salt, cost: parameters.cost)
+        let passcodeKey = try PasscodeHash.deriveKey(
+            passcode: try Passcode(copying: passcode), salt: parameters.salt, cost: parameters.cost)
         let kek = try KeyedHash.deriveKey(from: deviceKey, context: "swift-keychain kek v1", secretInput: passcodeKey)
         return [
             ("passcode key", passcodeKey.withUnsafeBytes { Array($0) }), ("KEK", kek.withUnsafeBytes { Array($0) }),
@@ -84,7 +85,7 @@ struct KeyMemoryTests {
     func stretchingLeavesNoCopy() throws {
         let parameters = KeybagRecord.Passcode(salt: try RandomBytes.make(count: 16), cost: .minimum)
         warmUp()
-        let stretched = try StretchedPasscode("1234", parameters: parameters)
+        let stretched = try StretchedPasscode(try Passcode(copying: "1234"), parameters: parameters)
         let stack = stackBelowCaller(256 * 1024)
         try #require(stack.count > 64 * 1024, "the stack could not be read")
         let leaked = contains(stretched.key.withUnsafeBytes { Array($0) }, in: stack)

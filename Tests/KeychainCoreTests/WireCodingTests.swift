@@ -45,17 +45,21 @@ struct WireCodingTests {
         // Access control's fields: the factors a request brings, and those an answer says it needs.
         var authenticated = query
         authenticated.authentication = ItemAuthentication(
-            passcode: "1234", applicationPassword: "pw ✓", interaction: .skipItems, passcodeEpoch: UInt64.max)
+            passcode: try Passcode(copying: "1234"), applicationPassword: try Passcode(copying: "pw ✓"),
+            interaction: .skipItems, passcodeEpoch: UInt64.max)
+        let (passcode, other) = (try Passcode(copying: "1234"), try Passcode(copying: "5678 ✓"))
         var constrained = new
-        constrained.authentication = ItemAuthentication(applicationPassword: "pw", interaction: .notAllowed)
+        constrained.authentication = ItemAuthentication(
+            applicationPassword: try Passcode(copying: "pw"), interaction: .notAllowed)
         let requests: [DaemonRequest] = [
             .hello(version: DaemonCoding.version), .add(new), .addBatch([new, NewItem(itemClass: .internetPassword)]),
             .addOrUpdate(new), .copyMatching(query), .copyMatching(ItemQuery(itemClass: nil, limit: .all)),
             .copyMatching(authenticated), .add(constrained),
             .update(query, changes), .update(ItemQuery(itemClass: nil, limit: .one), ItemChanges()), .delete(query),
-            .keybagStatus, .unlock(passcode: "1234"), .lock, .setPasscode("1234", current: nil),
-            .setPasscode("5678", current: "1234"), .removePasscode(current: "1234"),
-            .setEraseAfter(10, passcode: "1234"), .setEraseAfter(10, passcode: nil),
+            .keybagStatus, .unlock(passcode: passcode), .checkPasscode(passcode), .lock,
+            .setPasscode(passcode, current: nil), .setPasscode(other, current: passcode),
+            .removePasscode(current: passcode), .setPasscode(try Passcode(copying: [0xFF, 0x00, 0xC3]), current: nil),
+            .setEraseAfter(10, passcode: passcode), .setEraseAfter(10, passcode: nil),
             .canOpenFiles(.classB), .wrapFileKey(key: Data(repeating: 7, count: 32), .classA, context: [1, 2, 3]),
             .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: []), .fileHeaderTag([1, 2]),
             .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5]), .verify, .changes(since: -1, limit: 100),
@@ -185,7 +189,9 @@ struct WireCodingTests {
             Issue.record("a version-1 hello was answered with \(answer)")
             return
         }
-        #expect(error.message.contains("protocol version 2") && error.message.contains("hello(version: 1)"))
+        #expect(
+            error.message.contains("protocol version \(DaemonCoding.version)")
+                && error.message.contains("hello(version: 1)"))
     }
 }
 

@@ -50,23 +50,27 @@ final class RecordingBackend: KeychainBackend {
         record("keybagStatus")
         return try engine.keybagStatus()
     }
-    func unlock(passcode: String) throws(EngineError) {
+    func unlock(passcode: Passcode) throws(EngineError) {
         record("unlock")
         try engine.unlock(passcode: passcode)
+    }
+    func checkPasscode(_ passcode: Passcode) throws(EngineError) {
+        record("checkPasscode")
+        try engine.checkPasscode(passcode)
     }
     func lock() throws(EngineError) {
         record("lock")
         engine.lock()
     }
-    func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+    func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
         record("setPasscode")
         try engine.setPasscode(passcode, current: current)
     }
-    func removePasscode(current: String) throws(EngineError) {
+    func removePasscode(current: Passcode) throws(EngineError) {
         record("removePasscode")
         try engine.removePasscode(current: current)
     }
-    func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+    func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError) {
         record("setEraseAfter")
         try engine.setEraseAfter(failures: failures, passcode: passcode)
     }

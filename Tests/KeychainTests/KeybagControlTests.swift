@@ -61,8 +61,9 @@ struct KeybagControlTests {
         #expect(fixture.keychain.connection === other.connection)
     }
 
-    @Test("The engine closes with its last value and reopens locked")
-    func reopenStartsLocked() throws {
+    /// Issue 20, item 7: the lock state is the process's, not a value's.
+    @Test("The lock state outlives the values: after the last one is gone, a new value finds the keychain unlocked")
+    func lockStateOutlivesValues() throws {
         let directory = try TemporaryDirectory()
         let identity = try appIdentity()
         func open() -> Keychain {
@@ -78,10 +79,12 @@ struct KeybagControlTests {
         }
         #expect(first == nil)
         let reopened = open()
-        #expect(try reopened.keybagState().isLocked)
-        #expect(keychainError { try reopened.get("k") } == .interactionNotAllowed)
-        try reopened.unlock(passcode: "1234")
+        #expect(try !reopened.keybagState().isLocked)
         #expect(try reopened.get("k") == "s")
+        try reopened.lock()
+        #expect(keychainError { try open().get("k") } == .interactionNotAllowed)
+        try open().unlock(passcode: "1234")
+        #expect(try open().get("k") == "s")
     }
 
     @Test("Async keybag control gives the same results")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -54,5 +55,27 @@ struct SecretMemoryTests {
         #expect(try !ProcessInspection.writableMemory(of: session.pid, contains: Array(Array(secret.utf8)[16..<48])))
         _ = try session.finish()
         #expect(try home.tool.run(["find-generic-password", "-a", "alice", "-w"]).output == secret + "\n")
+    }
+
+    @Test(
+        "Issue 20, item 6: a keychain password read from standard input leaves no copy in the tool once the keychain is unlocked",
+        .enabled(if: canReadMemory, "reading the tool's memory needs root (it is not dumpable)"))
+    func unlockPassword() throws {
+        let home = try TestHome()
+        // Long, so a String of it would sit in a heap block few later allocations reuse.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        let passcode = String((0..<700).map { _ in alphabet.randomElement() ?? "x" })
+        let path = try home.makeLockedKeychain(
+            "locked", passcode: passcode, passwords: [(account: "alice", service: "api", secret: "s3cret")])
+        let session = try PipeSession(SecurityProcess.executable, ["-i"], process: home.tool)
+        session.send("unlock-keychain \(path)")
+        session.send(passcode)
+        // The read shows the unlock worked; the next command's answer, that the commands before it are over.
+        session.send("find-generic-password -a alice -s api -w \(path)")
+        session.send("error 0")
+        try session.waitForOutput(endingWith: "s3cret\nError: 0x00000000 0 No error.\n")
+        let middle = Array(Array(passcode.utf8)[300..<364])
+        #expect(try !ProcessInspection.writableMemory(of: session.pid, contains: middle))
+        _ = try session.finish()
     }
 }

@@ -1,10 +1,13 @@
 // Runs the seed's own access-control code (Seed004Code.swift, the same file the SecurityTests compile) in a
 // process of its own, so a test can give it a real terminal: `seed004-probe add ACCOUNT TOKEN`,
-// `seed004-probe read ACCOUNT` (the seed's retrieveToken), `seed004-probe read-skip ACCOUNT`. The keychain is the
-// default one (`KEYCHAIN_HOME`); `SEED_UNLOCK_PASSCODE` unlocks it first, as a user's session has unlocked the
-// device before an app runs. Prints one line: what came back and the last status message, never a secret beyond
-// the token the test chose.
+// `seed004-probe read ACCOUNT` (the seed's retrieveToken), `seed004-probe read-skip ACCOUNT`, and
+// `seed004-probe add-read ACCOUNT TOKEN` (both in one process). The keychain is the default one (`KEYCHAIN_HOME`);
+// `SEED_UNLOCK_PASSCODE` unlocks it first, as a user's session has unlocked the device before an app runs, through
+// a backend this process holds; `SEED_UNLOCK_WITH_KEYCHAIN` unlocks it through a temporary `Keychain` value that is
+// gone before the seed's code runs. Prints one line per verb: what came back and the last status message, never a
+// secret beyond the token the test chose.
 import Foundation
+import Keychain
 import KeychainCore
 import Security
 
@@ -22,15 +25,30 @@ if let passcode = environment["SEED_UNLOCK_PASSCODE"] {
     }
 }
 
+// A new user's recipe: unlock with a `Keychain` value made for the purpose, which is released at once.
+if let passcode = environment["SEED_UNLOCK_WITH_KEYCHAIN"] {
+    do {
+        try Keychain(service: "x").unlock(passcode: passcode)
+    } catch {
+        print("unlock failed: \(error)")
+        exit(1)
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 guard let verb = arguments.first, let account = arguments.dropFirst().first else {
-    FileHandle.standardError.write(Data("usage: seed004-probe add|read|read-skip ACCOUNT [TOKEN]\n".utf8))
+    FileHandle.standardError.write(Data("usage: seed004-probe add|read|read-skip|add-read ACCOUNT [TOKEN]\n".utf8))
     exit(2)
 }
 switch verb {
 case "add":
     seedAddWithAccessControl(account: account, tokenData: Data((arguments.dropFirst(2).first ?? "").utf8))
     print("added: \(SecCopyLastErrorMessage().map { $0 as String } ?? "ok")")
+case "add-read":
+    seedAddWithAccessControl(account: account, tokenData: Data((arguments.dropFirst(2).first ?? "").utf8))
+    print("added: \(SecCopyLastErrorMessage().map { $0 as String } ?? "ok")")
+    let token = retrieveToken(forAccount: account)
+    print("token: \(token ?? "nil") status: \(SecCopyLastErrorMessage().map { $0 as String } ?? "ok")")
 case "read":
     let token = retrieveToken(forAccount: account)
     print("token: \(token ?? "nil") status: \(SecCopyLastErrorMessage().map { $0 as String } ?? "ok")")

@@ -23,6 +23,13 @@ int ck_nss_use_files_only(void);
 /// Whether the calling process is dumpable (prctl PR_GET_DUMPABLE): 1, 0, or -1 with errno.
 int ck_is_dumpable(void);
 
+/// 1 when the kernel started this process with AT_SECURE (setuid, setgid or file capabilities; getauxval), else 0:
+/// the loader then ignores LD_PRELOAD and its kin, and the process must trust nothing its environment says.
+int ck_is_secure_execution(void);
+
+/// getenv, except that it answers NULL in a process started with AT_SECURE (glibc's secure_getenv).
+const char *ck_secure_getenv(const char *name);
+
 /// Opens an unnamed regular file in `directory` (O_TMPFILE), for reading and writing, with `mode`; it vanishes
 /// when closed unless linked first. Returns the descriptor (close-on-exec), or -1 with errno (EOPNOTSUPP,
 /// EISDIR or EINVAL when the file system or kernel has no O_TMPFILE).

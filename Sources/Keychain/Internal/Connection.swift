@@ -92,7 +92,7 @@ final class Connection: Sendable {
 
     /// Removes the passcode, which deletes every `akpu` item: the change feed records those removals without
     /// unlocking anything, and the streams report the items they knew.
-    func removePasscode(current: String) throws(EngineError) {
+    func removePasscode(current: Passcode) throws(EngineError) {
         defer { changes.catchUp() }
         try backend().removePasscode(current: current)
     }

@@ -22,7 +22,7 @@ enum AccessLock {
     /// constraint names the passcode; an application password must be given when it names one.
     static func make(
         _ constraint: AccessConstraint, binding: [UInt8], passcodePublicKey: () throws(EngineError) -> Data,
-        applicationPassword: String?, cost: PasscodeCost, deviceKey: SecretKey
+        applicationPassword: Passcode?, cost: PasscodeCost, deviceKey: SecretKey
     ) throws(EngineError) -> Sealing {
         let factors = constraint.satisfiableFactors
         if factors.contains(.applicationPassword), applicationPassword?.isEmpty ?? true {
@@ -48,7 +48,7 @@ enum AccessLock {
                 // The entry keeps its own salt and cost: the keybag's or the engine's may differ when it is opened.
                 let salt = try RandomBytes.make(count: PasscodeHash.saltByteCount)
                 let key = try applicationPasswordKey(
-                    applicationPassword ?? "", salt: salt, cost: cost, deviceKey: deviceKey)
+                    applicationPassword ?? Passcode(), salt: salt, cost: cost, deviceKey: deviceKey)
                 var header: [UInt8] = []
                 header.appendLittleEndian(cost.passes)
                 header.appendLittleEndian(UInt64(cost.memoryBytes))
@@ -73,7 +73,7 @@ enum AccessLock {
     /// enough are present (``FactorRelease``). A wrong application password is ``EngineError/Code/authFailed``.
     static func open(
         _ envelope: AccessEnvelope, _ constraint: AccessConstraint, binding: [UInt8],
-        passcodePair: KeyAgreementKeyPair?, applicationPassword: String?, deviceKey: SecretKey
+        passcodePair: KeyAgreementKeyPair?, applicationPassword: Passcode?, deviceKey: SecretKey
     ) throws(EngineError) -> SecretKey {
         var shares: [SecretKey] = []
         for factor in constraint.satisfiableFactors {
@@ -155,7 +155,7 @@ enum AccessLock {
     }
 
     private static func applicationPasswordKey(
-        _ password: String, salt: [UInt8], cost: PasscodeCost, deviceKey: SecretKey
+        _ password: Passcode, salt: [UInt8], cost: PasscodeCost, deviceKey: SecretKey
     ) throws(EngineError) -> SecretKey {
         let stretched = try PasscodeHash.deriveKey(passcode: password, salt: salt, cost: cost)
         defer { Sodium.wipeStack() }

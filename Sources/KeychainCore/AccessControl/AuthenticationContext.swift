@@ -18,8 +18,8 @@ public final class AuthenticationContext: Sendable {
         var interactionNotAllowed = false
         var localizedReason: String?
         var cancelTitle: String?
-        var applicationPassword: SecureBytes?
-        var passcode: SecureBytes?
+        var applicationPassword: Passcode?
+        var passcode: Passcode?
         var passcodeEpoch: UInt64?
         var passcodeTime: Date?
         /// Set by an explicit evaluation: the passcode stays until invalidated (Apple's evaluated context).
@@ -71,10 +71,14 @@ public final class AuthenticationContext: Sendable {
     public var isInvalidated: Bool { state.withLock { $0.isInvalidated } }
 
     /// Sets (or, with `nil`, clears) the application password used for items whose access control names one.
-    public func setApplicationPassword(_ password: String?) throws(EngineError) {
+    public func setApplicationPassword(_ password: Passcode?) throws(EngineError) {
         if password?.isEmpty == true { throw EngineError(.param, "the application password is empty") }
-        let bytes = try password.map { (text) throws(EngineError) in try SecureBytes.copying(text) }
-        state.withLock { $0.applicationPassword = bytes }
+        state.withLock { $0.applicationPassword = password }
+    }
+
+    /// ``setApplicationPassword(_:)-(Passcode?)`` with the password's text (copied into guarded memory).
+    public func setApplicationPassword(_ password: String?) throws(EngineError) {
+        try setApplicationPassword(password.map { (text) throws(EngineError) in try Passcode(copying: text) })
     }
 
     /// Whether an application password is set.
@@ -90,8 +94,10 @@ public final class AuthenticationContext: Sendable {
     }
 
     /// Asks for the keychain passcode and checks it against `backend` (`LAContext.evaluatePolicy`): on success the
-    /// context keeps it until ``invalidate()`` or the next lock. A wrong passcode is `errSecAuthFailed` and counts
-    /// towards the keybag's waits; a cancel is `errSecUserCanceled`.
+    /// context keeps it until ``invalidate()`` or the next lock, and passes it with the requests of items that need
+    /// it. A wrong passcode is `errSecAuthFailed` and counts towards the keybag's waits; a cancel is
+    /// `errSecUserCanceled`. The lock state does not change: an evaluation proves the user is there, it does not
+    /// unlock the keychain.
     public func evaluatePasscode(_ reason: String?, in backend: any KeychainBackend) throws(EngineError) {
         guard !isInvalidated else { throw EngineError(.interactionNotAllowed, "the context was invalidated") }
         let status = try backend.keybagStatus()
@@ -99,9 +105,9 @@ public final class AuthenticationContext: Sendable {
             throw EngineError(.authFailed, "the keychain has no passcode to evaluate (passcodeNotSet)")
         }
         let passcode = try ask(.passcode, reason: reason, attempt: 1)
-        // The unlock checks the passcode and counts a wrong one; the keychain is unlocked anyway while an app asks.
-        try backend.unlock(passcode: passcode.text)
-        remember(passcode: passcode.bytes, epoch: try backend.keybagStatus().lockEpoch, untilInvalidated: true)
+        try backend.checkPasscode(passcode)
+        // The epoch of the check: a lock since then ends what the context may reuse.
+        remember(passcode: passcode, epoch: status.lockEpoch, untilInvalidated: true)
     }
 
     /// The authentication a call brings: the remembered passcode while its reuse lasts, the application password,
@@ -112,11 +118,11 @@ public final class AuthenticationContext: Sendable {
             var authentication = ItemAuthentication(
                 interaction: state.interactionNotAllowed ? .notAllowed : interaction)
             if interaction == .skipItems { authentication.interaction = .skipItems }
-            authentication.applicationPassword = state.applicationPassword.map(\.text)
+            authentication.applicationPassword = state.applicationPassword
             if let passcode = state.passcode, let time = state.passcodeTime,
                 state.passcodeKeptUntilInvalidated || now.timeIntervalSince(time) <= state.reuseDuration
             {
-                authentication.passcode = passcode.text
+                authentication.passcode = passcode
                 authentication.passcodeEpoch = state.passcodeEpoch
             }
             return authentication
@@ -124,7 +130,7 @@ public final class AuthenticationContext: Sendable {
     }
 
     /// Keeps a typed passcode for the reuse window (``reuseDuration``) from now.
-    package func remember(passcode: SecureBytes, epoch: UInt64, untilInvalidated: Bool = false) {
+    package func remember(passcode: Passcode, epoch: UInt64, untilInvalidated: Bool = false) {
         let now = clock()
         state.withLock { state in
             state.passcode = passcode
@@ -148,7 +154,7 @@ public final class AuthenticationContext: Sendable {
     /// is no way to ask or the context may not.
     package func ask(
         _ kind: PromptedSecretKind, reason: String?, attempt: Int
-    ) throws(EngineError) -> TypedSecret {
+    ) throws(EngineError) -> Passcode {
         let (notAllowed, defaultReason, cancelTitle) = state.withLock {
             ($0.interactionNotAllowed, $0.localizedReason, $0.cancelTitle)
         }
@@ -158,33 +164,13 @@ public final class AuthenticationContext: Sendable {
         let request = SecretPromptRequest(
             kind: kind, operationPrompt: reason ?? defaultReason, cancelTitle: cancelTitle, attempt: attempt)
         switch prompter.ask(request) {
-        case .entered(let bytes): return TypedSecret(bytes: bytes)
+        case .entered(let bytes): return Passcode(bytes)
         case .canceled: throw EngineError(.userCanceled, "the user canceled the authentication")
         case .unavailable(let why):
             throw EngineError(
                 .interactionNotAllowed, "the user's authentication is needed, but cannot be asked: \(why)")
         }
     }
-}
-
-/// A secret the user typed, in guarded memory.
-package struct TypedSecret: Sendable {
-    package let bytes: SecureBytes
-
-    /// The secret as the text the engine's requests carry.
-    package var text: String { bytes.text }
-}
-
-extension SecureBytes {
-    /// Copies text's UTF-8 bytes into guarded memory (the text must not be empty).
-    static func copying(_ text: String) throws(EngineError) -> SecureBytes {
-        let bytes = try SecureBytes(count: text.utf8.count)
-        bytes.withUnsafeMutableBytes { $0.copyBytes(from: text.utf8) }
-        return bytes
-    }
-
-    /// The bytes as UTF-8 text (invalid sequences replaced), for a request that carries a typed secret.
-    var text: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 }
 
 /// An object that carries an ``AuthenticationContext``: `LAContext`, so `kSecUseAuthenticationContext` takes one

@@ -37,7 +37,7 @@ public enum AuthenticationLoop {
     ) throws(EngineError) -> Result {
         let context = options.context ?? AuthenticationContext()
         var authentication = context.authentication(interaction: options.interaction)
-        var typedPasscode: SecureBytes?
+        var typedPasscode: Passcode?
         for round in 1...maximumRounds {
             do {
                 let result = try request(authentication)
@@ -60,14 +60,14 @@ public enum AuthenticationLoop {
                 switch factor {
                 case .passcode:
                     let typed = try context.ask(.passcode, reason: options.operationPrompt, attempt: round)
-                    typedPasscode = typed.bytes
-                    authentication.passcode = typed.text
+                    typedPasscode = typed
+                    authentication.passcode = typed
                     // The epoch is read before the request that carries the passcode: a lock between the two
                     // makes the keychain refuse it (and ask again), rather than the context keep it past the lock.
                     authentication.passcodeEpoch = try backend.keybagStatus().lockEpoch
                 case .applicationPassword:
                     let typed = try context.ask(.applicationPassword, reason: options.operationPrompt, attempt: round)
-                    authentication.applicationPassword = typed.text
+                    authentication.applicationPassword = typed
                 case .biometry, .companion:
                     throw error
                 }

@@ -19,10 +19,11 @@ public struct ItemAuthentication: Sendable, Equatable, Codable {
         case skipItems
     }
 
-    /// The keychain passcode, when the user typed it (or a context still holds it within its reuse window).
-    public var passcode: String?
-    /// The application password of the items being read or added.
-    public var applicationPassword: String?
+    /// The keychain passcode, when the user typed it (or a context still holds it within its reuse window), in
+    /// guarded memory.
+    public var passcode: Passcode?
+    /// The application password of the items being read or added, in guarded memory.
+    public var applicationPassword: Passcode?
     /// What the engine does about a missing factor.
     public var interaction: Interaction
     /// When set, the lock epoch (``KeybagStatus/lockEpoch``) in which the caller got ``passcode``: a keychain locked
@@ -31,7 +32,7 @@ public struct ItemAuthentication: Sendable, Equatable, Codable {
 
     /// Creates the authentication of a request.
     public init(
-        passcode: String? = nil, applicationPassword: String? = nil, interaction: Interaction = .allowed,
+        passcode: Passcode? = nil, applicationPassword: Passcode? = nil, interaction: Interaction = .allowed,
         passcodeEpoch: UInt64? = nil
     ) {
         self.passcode = passcode

@@ -43,18 +43,20 @@ enum PasscodeHash {
     /// The salt size in bytes.
     static let saltByteCount = Int(crypto_pwhash_SALTBYTES)
 
-    /// Derives a 32-byte key from `passcode` into locked memory.
-    static func deriveKey(passcode: String, salt: [UInt8], cost: PasscodeCost) throws(EngineError) -> SecretKey {
+    /// Derives a 32-byte key from `passcode` into locked memory, reading the passcode's bytes where they are
+    /// (guarded memory): no copy of them is made here.
+    static func deriveKey(passcode: Passcode, salt: [UInt8], cost: PasscodeCost) throws(EngineError) -> SecretKey {
         try Sodium.ensureInitialized()
         let cost = try cost.validated()
         guard salt.count == saltByteCount else { throw .decode("the keybag's passcode salt is damaged") }
         let key = try SecretKey.zeroed()
-        let utf8Count = passcode.utf8.count
         let status = key.storage.withUnsafeMutableBytes { out in
-            crypto_pwhash(
-                out.sodiumPointer, UInt64(out.count),
-                passcode, UInt64(utf8Count), salt, cost.passes, cost.memoryBytes,
-                crypto_pwhash_ALG_ARGON2ID13)
+            passcode.withUnsafeBytes { secret in
+                guard let bytes = secret.baseAddress?.assumingMemoryBound(to: CChar.self) else { return Int32(-1) }
+                return crypto_pwhash(
+                    out.sodiumPointer, UInt64(out.count), bytes, UInt64(secret.count), salt, cost.passes,
+                    cost.memoryBytes, crypto_pwhash_ALG_ARGON2ID13)
+            }
         }
         guard status == 0 else {
             throw .allocate("Argon2id could not allocate \(cost.memoryBytes >> 20) MiB to derive the passcode key")

@@ -184,16 +184,16 @@ extension ItemQuery {
 
 extension ItemAuthentication {
     func write(to writer: inout WireWriter) {
-        writer.optional(passcode) { $0.string($1) }
-        writer.optional(applicationPassword) { $0.string($1) }
+        writer.optional(passcode) { $0.passcode($1) }
+        writer.optional(applicationPassword) { $0.passcode($1) }
         writer.raw(interaction)
         writer.optional(passcodeEpoch) { $0.int64(Int64(bitPattern: $1)) }
     }
 
     init(wire reader: inout WireReader) throws(EngineError) {
         self.init(
-            passcode: try reader.optional { (reader) throws(EngineError) in try reader.string() },
-            applicationPassword: try reader.optional { (reader) throws(EngineError) in try reader.string() },
+            passcode: try reader.optional { (reader) throws(EngineError) in try reader.passcode() },
+            applicationPassword: try reader.optional { (reader) throws(EngineError) in try reader.passcode() },
             interaction: try reader.raw(Interaction.self),
             passcodeEpoch: try reader.optional { (reader) throws(EngineError) in UInt64(bitPattern: try reader.int64())
             })

@@ -84,15 +84,16 @@ package final class DaemonClient: KeychainBackend {
         return status
     }
 
-    package func unlock(passcode: String) throws(EngineError) { try expectDone(.unlock(passcode: passcode)) }
+    package func unlock(passcode: Passcode) throws(EngineError) { try expectDone(.unlock(passcode: passcode)) }
+    package func checkPasscode(_ passcode: Passcode) throws(EngineError) { try expectDone(.checkPasscode(passcode)) }
     package func lock() throws(EngineError) { try expectDone(.lock) }
-    package func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+    package func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
         try expectDone(.setPasscode(passcode, current: current))
     }
-    package func removePasscode(current: String) throws(EngineError) {
+    package func removePasscode(current: Passcode) throws(EngineError) {
         try expectDone(.removePasscode(current: current))
     }
-    package func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+    package func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError) {
         try expectDone(.setEraseAfter(failures, passcode: passcode))
     }
 
@@ -172,8 +173,11 @@ package final class DaemonClient: KeychainBackend {
 
     /// One request and its reply, on an idle connection of the pool or a new one (so threads of one process
     /// call at once, each on its own connection), which goes back to the pool after a whole exchange.
+    ///
+    /// The request's and the reply's bytes are wiped once used (they may hold a passcode or a secret).
     private func call(_ request: DaemonRequest, as caller: Caller? = nil) throws(EngineError) -> DaemonReply {
         let message = try DaemonCoding.encode(DaemonEnvelope(user: user, caller: caller, request: request))
+        defer { message.wipe() }
         let socket: SeqPacketSocket
         if let idle = idleConnections.withLock({ $0.popLast() }) {
             do throws(EngineError) {
@@ -200,6 +204,7 @@ package final class DaemonClient: KeychainBackend {
                 "keychaind at \(socketPath) closed the connection before answering; the request may or may not have "
                     + "been carried out")
         }
+        defer { received.message.wipe() }
         let reply = try DaemonCoding.decode(DaemonReply.self, from: received.message)
         idleConnections.withLock { idle in
             if idle.count < Self.idleLimit { idle.append(socket) }
@@ -262,7 +267,13 @@ package final class DaemonClient: KeychainBackend {
 
     /// Reads the daemon's answer to the hello: its welcome, or why it refuses.
     private static func expectWelcome(_ socket: SeqPacketSocket, path: String) throws(EngineError) -> SeqPacketSocket {
-        try expectWelcome(try socket.receive(), path: path, on: socket)
+        let received: (message: [UInt8], sender: MessageSender?)?
+        do throws(EngineError) {
+            received = try socket.receive()
+        } catch {
+            throw unavailable(error, at: path)  // a reset connection: the daemon refused it (or died)
+        }
+        return try expectWelcome(received, path: path, on: socket)
     }
 
     /// The socket, when `received` (the answer to its hello) is the welcome; else why the daemon refuses.
@@ -322,6 +333,11 @@ package final class DaemonClient: KeychainBackend {
     }
 
     private func unavailable(_ error: EngineError) -> EngineError {
-        EngineError(.notAvailable, "keychaind is not available at \(socketPath): \(error.message)")
+        Self.unavailable(error, at: socketPath)
+    }
+
+    /// errSecNotAvailable naming the socket, and why.
+    private static func unavailable(_ error: EngineError, at path: String) -> EngineError {
+        EngineError(.notAvailable, "keychaind is not available at \(path): \(error.message)")
     }
 }

@@ -37,9 +37,9 @@ extension DaemonRequest {
         case setPasscode, removePasscode, setEraseAfter, canOpenFiles, wrapFileKey, unwrapFileKey, fileHeaderTag
         case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
         case listApps, describe
-        /// The erase threshold with the passcode that vouches for it; ``setEraseAfter`` (the threshold alone, as
-        /// clients before it sent it) still decodes, and only root may send it.
-        case setEraseAfterWithPasscode
+        /// The erase threshold with the passcode that vouches for it; ``setEraseAfter`` (the threshold alone)
+        /// still decodes, and only root may send it.
+        case setEraseAfterWithPasscode, checkPasscode
     }
 
     func write(to writer: inout WireWriter) {
@@ -69,19 +69,22 @@ extension DaemonRequest {
         case .keybagStatus: writer.byte(Tag.keybagStatus.rawValue)
         case .unlock(let passcode):
             writer.byte(Tag.unlock.rawValue)
-            writer.string(passcode)
+            writer.passcode(passcode)
+        case .checkPasscode(let passcode):
+            writer.byte(Tag.checkPasscode.rawValue)
+            writer.passcode(passcode)
         case .lock: writer.byte(Tag.lock.rawValue)
         case .setPasscode(let passcode, let current):
             writer.byte(Tag.setPasscode.rawValue)
-            writer.string(passcode)
-            writer.optional(current) { $0.string($1) }
+            writer.passcode(passcode)
+            writer.optional(current) { $0.passcode($1) }
         case .removePasscode(let current):
             writer.byte(Tag.removePasscode.rawValue)
-            writer.string(current)
+            writer.passcode(current)
         case .setEraseAfter(let failures, let passcode):
             writer.byte(Tag.setEraseAfterWithPasscode.rawValue)
             writer.int(failures)
-            writer.optional(passcode) { $0.string($1) }
+            writer.optional(passcode) { $0.passcode($1) }
         case .canOpenFiles(let fileClass):
             writer.byte(Tag.canOpenFiles.rawValue)
             fileClass.write(to: &writer)
@@ -136,17 +139,19 @@ extension DaemonRequest {
         case .update: self = .update(try ItemQuery(wire: &reader), try ItemChanges(wire: &reader))
         case .delete: self = .delete(try ItemQuery(wire: &reader))
         case .keybagStatus: self = .keybagStatus
-        case .unlock: self = .unlock(passcode: try reader.string())
+        case .unlock: self = .unlock(passcode: try reader.passcode())
+        case .checkPasscode: self = .checkPasscode(try reader.passcode())
         case .lock: self = .lock
         case .setPasscode:
             self = .setPasscode(
-                try reader.string(),
-                current: try reader.optional { (reader) throws(EngineError) in try reader.string() })
-        case .removePasscode: self = .removePasscode(current: try reader.string())
+                try reader.passcode(),
+                current: try reader.optional { (reader) throws(EngineError) in try reader.passcode() })
+        case .removePasscode: self = .removePasscode(current: try reader.passcode())
         case .setEraseAfter: self = .setEraseAfter(try reader.int(), passcode: nil)
         case .setEraseAfterWithPasscode:
             self = .setEraseAfter(
-                try reader.int(), passcode: try reader.optional { (reader) throws(EngineError) in try reader.string() })
+                try reader.int(),
+                passcode: try reader.optional { (reader) throws(EngineError) in try reader.passcode() })
         case .canOpenFiles: self = .canOpenFiles(try FileKeyClass(wire: &reader))
         case .wrapFileKey:
             self = .wrapFileKey(

@@ -12,12 +12,13 @@ package enum DaemonRequest: Codable, Sendable, Equatable {
     case update(ItemQuery, ItemChanges)
     case delete(ItemQuery)
     case keybagStatus
-    case unlock(passcode: String)
+    /// Passcodes travel as bytes, read from the message straight into guarded memory (``Passcode``).
+    case unlock(passcode: Passcode)
     case lock
-    case setPasscode(String, current: String?)
-    case removePasscode(current: String)
+    case setPasscode(Passcode, current: Passcode?)
+    case removePasscode(current: Passcode)
     /// The threshold and the current passcode that vouches for it (which only root may leave out).
-    case setEraseAfter(Int, passcode: String?)
+    case setEraseAfter(Int, passcode: Passcode?)
     case canOpenFiles(FileKeyClass)
     /// A file key's 32 bytes travel as data: only the daemon's reply to the process that asked ever holds them.
     case wrapFileKey(key: Data, FileKeyClass, context: [UInt8])
@@ -38,6 +39,8 @@ package enum DaemonRequest: Codable, Sendable, Equatable {
     case listApps
     /// Which backend answered and for whom (`security show-keychain-info`).
     case describe
+    /// Checks the passcode without unlocking (`LAContext.evaluatePolicy`); new in protocol version 3.
+    case checkPasscode(Passcode)
 }
 
 /// One request with the keychain it is for: `user` names another user's keychain, which only root may do.
@@ -115,13 +118,15 @@ package enum DaemonReply: Codable, Sendable, Equatable {
 /// malformed with an error, never a crash — `make fuzz-daemon` feeds it garbage.
 package enum DaemonCoding {
     /// The protocol version; a daemon refuses a client of another version with a message naming both.
-    package static let version = 2
+    package static let version = 3
 
-    /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused.
+    /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused. The
+    /// caller wipes them once sent (``Swift/Array/wipe()``).
     package static func encode(_ message: some DaemonMessage) throws(EngineError) -> [UInt8] {
         var writer = WireWriter()
         message.write(to: &writer)
         guard writer.bytes.count <= SeqPacketSocket.messageLimit else {
+            writer.bytes.wipe()
             throw EngineError(
                 .dataTooLarge,
                 "a keychaind message of \(writer.bytes.count) bytes exceeds the limit of \(SeqPacketSocket.messageLimit)"

@@ -30,6 +30,7 @@ extension DaemonRequest {
         case .delete(let query): return .count(try backend.delete(query, for: caller))
         case .keybagStatus: return .keybagStatus(try backend.keybagStatus())
         case .unlock(let passcode): try backend.unlock(passcode: passcode)
+        case .checkPasscode(let passcode): try backend.checkPasscode(passcode)
         case .lock: try backend.lock()
         case .setPasscode(let passcode, let current): try backend.setPasscode(passcode, current: current)
         case .removePasscode(let current): try backend.removePasscode(current: current)

@@ -160,6 +160,7 @@ package final class SeqPacketSocket: @unchecked Sendable {
         var offset = 0
         var packet = [UInt8]()
         packet.reserveCapacity(min(message.count, Self.packetPayload) + 1)
+        defer { packet.wipe() }  // it held the message's last packet
         repeat {
             let end = min(offset + Self.packetPayload, message.count)
             packet.removeAll(keepingCapacity: true)
@@ -177,6 +178,8 @@ package final class SeqPacketSocket: @unchecked Sendable {
     }
 
     /// Receives one whole message and its sender (`nil` when credentials are off), or `nil` when the peer closed.
+    /// The caller wipes the message once done with it (``Swift/Array/wipe()``); a message refused half-way is wiped
+    /// here.
     /// A message over the limit, a cut packet, a packet with more descriptors attached than fit beside the
     /// credentials, or packets from different senders are refused (`errSecParam`); the connection should then be
     /// closed.
@@ -188,7 +191,14 @@ package final class SeqPacketSocket: @unchecked Sendable {
         var buffer = receiveBuffer
         receiveBuffer = []
         if buffer.count != Self.packetPayload + 1 { buffer = [UInt8](repeating: 0, count: Self.packetPayload + 1) }
-        defer { receiveBuffer = buffer }
+        var delivered = false
+        defer {
+            if !delivered {
+                message.wipe()
+                buffer.wipe()
+            }
+            receiveBuffer = buffer
+        }
         while true {
             var truncated: Int32 = 0
             var attached = ck_sender()
@@ -228,11 +238,17 @@ package final class SeqPacketSocket: @unchecked Sendable {
             guard message.count + count - 1 <= Self.messageLimit else {
                 throw EngineError(.dataTooLarge, "a keychaind message exceeds the limit of \(Self.messageLimit) bytes")
             }
+            // Grown by doubling, the storage left behind wiped: the message is whole in one buffer only, which the
+            // receiver wipes once it is decoded.
+            message.reserveWiping(count - 1)
             message.append(contentsOf: buffer[1..<count])
             let flag = buffer[0]
             // What stays in the kept buffer is wiped: it may be a secret.
             buffer.withUnsafeMutableBytes { bytes in if let base = bytes.baseAddress { memset(base, 0, count) } }
-            if flag == 0 { return (message, sender) }
+            if flag == 0 {
+                delivered = true
+                return (message, sender)
+            }
             guard flag == 1 else {
                 throw EngineError(.param, "a keychaind packet has an unknown flag \(flag)")
             }

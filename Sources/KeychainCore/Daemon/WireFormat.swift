@@ -6,6 +6,9 @@ import Foundation
 /// Written by hand rather than through `Codable`: a generic coder builds its containers at run time, and in a
 /// static binary every first use of a `Codable` type looks its conformances up across the whole binary — most of
 /// what a short-lived `security` command spent on one request.
+///
+/// The storage grows by doubling, and storage it leaves behind is wiped (``Swift/Array/reserveWiping(_:)``): the
+/// message is whole in one buffer only, which its sender wipes once sent.
 package struct WireWriter {
     /// The bytes written so far.
     package private(set) var bytes: [UInt8] = []
@@ -15,15 +18,45 @@ package struct WireWriter {
         bytes.reserveCapacity(256)
     }
 
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-    mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
-    mutating func int64(_ value: Int64) { bytes.appendLittleEndian(UInt64(bitPattern: value)) }
+    mutating func byte(_ value: UInt8) {
+        bytes.reserveWiping(1)
+        bytes.append(value)
+    }
+    mutating func bool(_ value: Bool) { byte(value ? 1 : 0) }
+    mutating func int64(_ value: Int64) {
+        bytes.reserveWiping(8)
+        bytes.appendLittleEndian(UInt64(bitPattern: value))
+    }
     mutating func int(_ value: Int) { int64(Int64(value)) }
-    mutating func uint32(_ value: UInt32) { bytes.appendLittleEndian(value) }
-    mutating func string(_ value: String) { bytes.appendLengthPrefixedUTF8(value) }
-    mutating func data(_ value: some ContiguousBytes) { bytes.appendLengthPrefixed(value) }
-    mutating func uuid(_ value: UUID) { bytes.appendUUID(value) }
-    mutating func date(_ value: Date) { bytes.appendLittleEndian(value.timeIntervalSinceReferenceDate.bitPattern) }
+    mutating func uint32(_ value: UInt32) {
+        bytes.reserveWiping(4)
+        bytes.appendLittleEndian(value)
+    }
+    mutating func string(_ value: String) {
+        bytes.reserveWiping(4 + value.utf8.count)
+        bytes.appendLengthPrefixedUTF8(value)
+    }
+    mutating func data(_ value: some ContiguousBytes) {
+        value.withUnsafeBytes { bytes.reserveWiping(4 + $0.count) }
+        bytes.appendLengthPrefixed(value)
+    }
+    mutating func uuid(_ value: UUID) {
+        bytes.reserveWiping(16)
+        bytes.appendUUID(value)
+    }
+    mutating func date(_ value: Date) {
+        bytes.reserveWiping(8)
+        bytes.appendLittleEndian(value.timeIntervalSinceReferenceDate.bitPattern)
+    }
+    /// A passcode's bytes, length-first (as text is, so the layout is that of version 2's UTF-8 passcodes), copied
+    /// from its guarded memory into the message only.
+    mutating func passcode(_ value: Passcode) {
+        value.withUnsafeBytes { secret in
+            bytes.reserveWiping(4 + secret.count)
+            bytes.appendLittleEndian(UInt32(secret.count))
+            bytes.append(contentsOf: secret)
+        }
+    }
     mutating func raw<Value: RawRepresentable>(_ value: Value) where Value.RawValue == String { string(value.rawValue) }
 
     /// A count, then each element written by `body`.
@@ -104,6 +137,12 @@ package struct WireReader {
     }
 
     mutating func data() throws(EngineError) -> Data { Data(try run()) }
+
+    /// A passcode's bytes, copied from the message straight into guarded memory (never text: a passcode need not
+    /// be UTF-8, and a `String` of it would outlive the message).
+    mutating func passcode() throws(EngineError) -> Passcode {
+        try Passcode(copying: try run())
+    }
     mutating func byteArray() throws(EngineError) -> [UInt8] { Array(try run()) }
 
     mutating func uuid() throws(EngineError) -> UUID {

@@ -13,6 +13,8 @@ public final class Engine: KeychainBackend {
     let state: ParkingMutex<EngineState>
     /// Tells observers the change feed may have grown.
     let notifier: ChangeNotifier
+    /// Called once, after the first unlock with a passcode (``whenFirstUnlocked(_:)``).
+    private let firstUnlockHandler = Mutex<(@Sendable (Engine) -> Void)?>(nil)
 
     /// Opens the keychain at `storage`, creating it (without a passcode) when it does not exist.
     public init(storage: KeychainStorage, options: EngineOptions = EngineOptions()) throws(EngineError) {
@@ -106,12 +108,27 @@ public final class Engine: KeychainBackend {
     ///
     /// The passcode is stretched (Argon2id, about half a second at the standard cost) outside the engine's lock:
     /// other threads keep working meanwhile.
-    public func unlock(passcode: String) throws(EngineError) {
+    public func unlock(passcode: Passcode) throws(EngineError) {
+        var unlocked = false
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             guard let stored else { return true }
             let stretched = try StretchedPasscode(passcode, parameters: stored)
-            return try state.withLock { (state) throws(EngineError) -> Bool in
+            unlocked = try state.withLock { (state) throws(EngineError) -> Bool in
                 try state.keybag.unlock(with: stretched, in: state.database, now: options.now())
+            }
+            return unlocked
+        }
+        if unlocked { didUnlock() }
+    }
+
+    /// Checks the passcode as an unlock does, counting a wrong one, and loads nothing: the lock state stays as it
+    /// is. ``EngineError/Code/authFailed`` when no passcode is set.
+    public func checkPasscode(_ passcode: Passcode) throws(EngineError) {
+        try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
+            guard let stored else { throw EngineError(.authFailed, "the keychain has no passcode to check") }
+            let stretched = try StretchedPasscode(passcode, parameters: stored)
+            return try state.withLock { (state) throws(EngineError) -> Bool in
+                try state.keybag.check(stretched, in: state.database, now: options.now())
             }
         }
     }
@@ -122,7 +139,7 @@ public final class Engine: KeychainBackend {
     }
 
     /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
-    public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+    public func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
         let cost = options.passcodeCost
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey: StretchedPasscode?
@@ -136,10 +153,29 @@ public final class Engine: KeychainBackend {
                 try state.keybag.setPasscode(newKey, current: currentKey, in: state.database, now: options.now())
             }
         }
+        didUnlock()
+    }
+
+    /// Calls `handler` once, right after the keybag is first unlocked with a passcode (by ``unlock(passcode:)`` or
+    /// ``setPasscode(_:current:)``): from then on this engine holds a lock state that opening the keychain again
+    /// would not give back (`ck` keys after the first unlock, the unlocked classes). The handler gets the engine,
+    /// so it need not capture it.
+    package func whenFirstUnlocked(_ handler: @escaping @Sendable (Engine) -> Void) {
+        firstUnlockHandler.withLock { $0 = handler }
+        // Set first, then checked: an unlock in between calls it (once) either way.
+        if state.withLock({ $0.keybag.hasPasscode && $0.keybag.hasBeenUnlocked }) { didUnlock() }
+    }
+
+    private func didUnlock() {
+        let handler = firstUnlockHandler.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        handler?(self)
     }
 
     /// Removes the passcode: every class becomes available from open, and `akpu` items are deleted.
-    public func removePasscode(current: String) throws(EngineError) {
+    public func removePasscode(current: Passcode) throws(EngineError) {
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let currentKey = try stored.map { (stored) throws(EngineError) in
                 try StretchedPasscode(current, parameters: stored)
@@ -172,7 +208,7 @@ public final class Engine: KeychainBackend {
     /// set, `passcode` must be the current one: it is checked as ``unlock(passcode:)`` checks it (outside the
     /// engine's lock; a wrong one counts towards the waits and the erase), and without it the change is
     /// ``EngineError/Code/authFailed``.
-    public func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+    public func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError) {
         try Keybag.checkEraseAfter(failures)
         try withStretchedPasscode { (stored) throws(EngineError) -> Bool in
             let current: StretchedPasscode?

@@ -92,20 +92,25 @@ public protocol KeychainBackend: Sendable {
     /// The keybag's state. Works in every lock state.
     func keybagStatus() throws(EngineError) -> KeybagStatus
     /// Loads every class key after checking the passcode (no effect without one). A wrong one is
-    /// ``EngineError/Code/authFailed`` and counts towards the waits and the erase.
-    func unlock(passcode: String) throws(EngineError)
+    /// ``EngineError/Code/authFailed`` and counts towards the waits and the erase. Passcodes travel as
+    /// ``Passcode`` (guarded memory), from the prompt to Argon2id; the `String` forms are conveniences.
+    func unlock(passcode: Passcode) throws(EngineError)
+    /// Checks the passcode as ``unlock(passcode:)`` does (a wrong one is ``EngineError/Code/authFailed`` and counts
+    /// towards the waits and the erase) and changes no lock state: `LAContext.evaluatePolicy` proves the user is
+    /// there, it does not unlock the keychain. Throws ``EngineError/Code/authFailed`` when no passcode is set.
+    func checkPasscode(_ passcode: Passcode) throws(EngineError)
     /// Discards the keys of the classes that need the unlocked state. No effect without a passcode.
     func lock() throws(EngineError)
     /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
-    func setPasscode(_ passcode: String, current: String?) throws(EngineError)
+    func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError)
     /// Removes the passcode, deleting the ``ProtectionClass/whenPasscodeSetThisDeviceOnly`` items.
-    func removePasscode(current: String) throws(EngineError)
+    func removePasscode(current: Passcode) throws(EngineError)
     /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never; otherwise more than
     /// ``PasscodePolicy/freeAttempts``, else ``EngineError/Code/param``). Setting, raising or lowering it needs the
     /// current `passcode` when one is set (`nil` is ``EngineError/Code/authFailed``, naming it), checked as an
     /// unlock checks it: a wrong one is ``EngineError/Code/authFailed`` and counts towards the waits and the
     /// erase. Through keychaind, root may leave it out.
-    func setEraseAfter(failures: Int, passcode: String?) throws(EngineError)
+    func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError)
 
     // MARK: File keys (protected files, DESIGN §7)
 
@@ -147,12 +152,36 @@ public protocol KeychainBackend: Sendable {
     func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation
 }
 
+/// The passcode requirements with the passcode given as text: conveniences for callers that hold a `String` already
+/// (tests, tools given one in an argument). The text's UTF-8 bytes are copied into a ``Passcode``.
 extension KeychainBackend {
+    /// ``unlock(passcode:)-(Passcode)`` with the passcode's text.
+    public func unlock(passcode: String) throws(EngineError) {
+        try unlock(passcode: Passcode(copying: passcode))
+    }
+
+    /// ``setPasscode(_:current:)-(Passcode,Passcode?)`` with the passcodes' text.
+    public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+        let currentPasscode = try current.map { (text) throws(EngineError) in try Passcode(copying: text) }
+        try setPasscode(Passcode(copying: passcode), current: currentPasscode)
+    }
+
+    /// ``removePasscode(current:)-(Passcode)`` with the passcode's text.
+    public func removePasscode(current: String) throws(EngineError) {
+        try removePasscode(current: Passcode(copying: current))
+    }
+
+    /// ``setEraseAfter(failures:passcode:)-(Int,Passcode?)`` with the passcode's text.
+    public func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+        let current = try passcode.map { (text) throws(EngineError) in try Passcode(copying: text) }
+        try setEraseAfter(failures: failures, passcode: current)
+    }
+
     /// Sets the erase threshold of a keychain that has no passcode; with one set, it is refused
     /// (``EngineError/Code/authFailed``): the current passcode must vouch for the change.
     @available(*, deprecated, message: "pass the current passcode: setEraseAfter(failures:passcode:)")
     public func setEraseAfter(failures: Int) throws(EngineError) {
-        try setEraseAfter(failures: failures, passcode: nil)
+        try setEraseAfter(failures: failures, passcode: Optional<Passcode>.none)
     }
 }
 

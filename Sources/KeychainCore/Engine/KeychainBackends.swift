@@ -21,8 +21,9 @@ public enum KeychainBackends {
 
     /// The backend of a keychain. For a directory, it is the process's one: opened (and the keychain created, when
     /// the directory holds none) by the first caller, whose `options` count, then shared by every module that asks
-    /// for the same directory, by any path to it, so they share one lock state. Held weakly: an engine closes when
-    /// its last user releases it. In memory, every call makes a new, empty keychain. Through keychaind, the
+    /// for the same directory, by any path to it, so they share one lock state. That lock state is the process's:
+    /// once unlocked with a passcode, the engine stays open until the process ends (or the keychain is deleted),
+    /// however many values come and go; until then it closes when its last user releases it. In memory, every call makes a new, empty keychain. Through keychaind, the
     /// process's one client of that socket (the daemon holds the keychain and its lock state; `options` are its).
     public static func backend(
         for storage: KeychainStorage, options: EngineOptions = EngineOptions()
@@ -90,22 +91,39 @@ extension KeychainBackends {
 private let daemonClients = Mutex<[DaemonClient]>([])
 
 /// The engines open in this process, by keychain directory (symbolic links resolved): the process's one cache.
+///
+/// An engine is held weakly until its keybag is first unlocked with a passcode, then strongly until the process ends
+/// or the keychain is deleted: the lock state is the process's, not a value's (issue 20, item 7), so an unlock
+/// through a `Keychain` value that is then released still holds for `Security`'s next call. Before that, reopening
+/// gives the same state (locked, or no passcode), so an engine nobody uses is closed.
 private enum OpenEngines {
-    private struct WeakEngine {
+    private struct Entry {
         weak var engine: Engine?
+        /// The same engine, once its lock state is one that reopening would lose.
+        var unlocked: Engine?
     }
 
-    private static let engines = Mutex<[String: WeakEngine]>([:])
+    private static let engines = Mutex<[String: Entry]>([:])
 
     /// The open engine of `directory`, or a new one.
     static func engine(at directory: URL, options: EngineOptions) throws(EngineError) -> Engine {
         let key = self.key(directory)
-        return try engines.withLock { (engines) throws(EngineError) -> Engine in
-            if let engine = engines[key]?.engine { return engine }
+        let (engine, isNew) = try engines.withLock { (engines) throws(EngineError) -> (Engine, Bool) in
+            if let engine = engines[key]?.engine { return (engine, false) }
             engines = engines.filter { $0.value.engine != nil }
             let engine = try Engine(storage: .directory(URL(fileURLWithPath: key, isDirectory: true)), options: options)
-            engines[key] = WeakEngine(engine: engine)
-            return engine
+            engines[key] = Entry(engine: engine)
+            return (engine, true)
+        }
+        // Outside the cache's lock: the handler takes it, and may run at once.
+        if isNew { engine.whenFirstUnlocked { unlocked in keep(unlocked, at: key) } }
+        return engine
+    }
+
+    /// Holds `engine` for the rest of the process, while it is still the one open for `key`.
+    private static func keep(_ engine: Engine, at key: String) {
+        engines.withLock { engines in
+            if engines[key]?.engine === engine { engines[key]?.unlocked = engine }
         }
     }
 

@@ -19,16 +19,23 @@ public enum KeychainStorage: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Where a process's keychain is when it names none (DESIGN §10):
+    /// Where a process's keychain is when it names none (DESIGN §10). The one root every API's default comes from.
+    ///
+    /// - A process started with `AT_SECURE` (``ProcessEnvironment/isSecureExecution``: a setgid registered app):
+    ///   keychaind at its default socket, always, whatever its environment says (it reads none). While the daemon
+    ///   is down, or not installed, its calls fail with ``EngineError/Code/notAvailable`` naming the socket: such a
+    ///   process never has an embedded keychain.
     /// - `KEYCHAIN_DAEMON=off`: the embedded keychain in ``defaultDirectory(environment:)``;
-    /// - `KEYCHAIN_DAEMON=PATH`: keychaind at that socket (while it is down, calls fail with
-    ///   ``EngineError/Code/notAvailable`` and connect again by themselves);
-    /// - unset: the embedded keychain when `KEYCHAIN_HOME` names a directory (an explicit choice), else keychaind
-    ///   at the default socket when a daemon answers there, else the embedded keychain in the default directory.
-    ///   Once a daemon has answered, the process keeps using it (while it restarts, calls fail with
-    ///   ``EngineError/Code/notAvailable``), so it never falls back to another keychain, and later values make no
-    ///   round trip to find out.
+    /// - `KEYCHAIN_DAEMON=PATH`: keychaind at that socket;
+    /// - unset: the embedded keychain when `KEYCHAIN_HOME` names a directory (an explicit choice); else keychaind
+    ///   at the default socket when keychaind is installed (``DaemonSocket/isInstalled``: its socket exists),
+    ///   else the embedded keychain in the default directory.
+    ///
+    /// A process whose keychain is keychaind's never moves to an embedded one: while the daemon is down, restarting
+    /// or refusing the connection, calls fail with ``EngineError/Code/notAvailable`` naming the socket, and connect
+    /// again by themselves once it is back. Nothing here connects: the choice costs one `lstat`.
     public static func defaultStorage(environment: ProcessEnvironment = .current) -> KeychainStorage {
+        if ProcessEnvironment.isSecureExecution { return .daemon(socketPath: DaemonSocket.defaultPath) }
         switch environment["KEYCHAIN_DAEMON"] {
         case "off":
             return .directory(defaultDirectory(environment: environment))
@@ -38,13 +45,13 @@ public enum KeychainStorage: Sendable, Equatable, CustomStringConvertible {
             if environment.nonEmpty("KEYCHAIN_HOME") != nil {
                 return .directory(defaultDirectory(environment: environment))
             }
-            if defaultDaemonAnswers() { return .daemon(socketPath: DaemonSocket.defaultPath) }
+            if DaemonSocket.isInstalled { return .daemon(socketPath: DaemonSocket.defaultPath) }
             return .directory(defaultDirectory(environment: environment))
         }
     }
 
     /// The default directory: `$KEYCHAIN_HOME`, else `$XDG_DATA_HOME/swift-keychain`, else
-    /// `~/.local/share/swift-keychain`.
+    /// `~/.local/share/swift-keychain` (the home directory from `HOME`, else the user's password entry).
     public static func defaultDirectory(environment: ProcessEnvironment = .current) -> URL {
         if let home = environment.nonEmpty("KEYCHAIN_HOME") {
             return URL(fileURLWithPath: home, isDirectory: true)
@@ -52,19 +59,8 @@ public enum KeychainStorage: Sendable, Equatable, CustomStringConvertible {
         if let data = environment.nonEmpty("XDG_DATA_HOME") {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("swift-keychain")
         }
-        let home = environment.nonEmpty("HOME") ?? NSHomeDirectory()
+        let home = environment.homeDirectory ?? NSHomeDirectory()
         return URL(fileURLWithPath: home, isDirectory: true)
             .appendingPathComponent(".local/share/swift-keychain", isDirectory: true)
     }
 }
-
-/// Whether keychaind answered at the default socket: asked until it has (a connect to a missing socket costs
-/// little), then remembered for the process.
-private func defaultDaemonAnswers() -> Bool {
-    if defaultDaemonAnswered.withLock({ $0 }) { return true }
-    guard DaemonClient.answers(at: DaemonSocket.defaultPath) else { return false }
-    defaultDaemonAnswered.withLock { $0 = true }
-    return true
-}
-
-private let defaultDaemonAnswered = Mutex(false)

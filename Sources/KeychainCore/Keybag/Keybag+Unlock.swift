@@ -33,6 +33,17 @@ extension Keybag {
         return true
     }
 
+    /// Checks a passcode, stretched by the caller with ``passcodeParameters(in:now:)``, as ``unlock(with:in:now:)``
+    /// does (failures counted, waits honoured) without loading anything. Returns `false`, checking nothing, when the
+    /// passcode was changed meanwhile.
+    func check(_ passcode: StretchedPasscode, in database: Database, now: Date) throws(EngineError) -> Bool {
+        try reload(from: database, now: now)
+        guard hasPasscode else { throw EngineError(.authFailed, "the keychain has no passcode to check") }
+        guard passcode.matches(record.passcode) else { return false }
+        _ = try verify(passcode, in: database, now: now)
+        return true
+    }
+
     /// Discards the keys of the classes that need the unlocked state. No effect without a passcode.
     func lock() {
         guard hasPasscode else { return }

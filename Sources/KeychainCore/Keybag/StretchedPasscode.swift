@@ -7,7 +7,7 @@ struct StretchedPasscode {
     let key: SecretKey
 
     /// Stretches `passcode` with the given parameters.
-    init(_ passcode: String, parameters: KeybagRecord.Passcode) throws(EngineError) {
+    init(_ passcode: Passcode, parameters: KeybagRecord.Passcode) throws(EngineError) {
         self.parameters = parameters
         self.key = try PasscodeHash.deriveKey(passcode: passcode, salt: parameters.salt, cost: parameters.cost)
         // Argon2id leaves a copy of its output on the stack: the key must live only in guarded memory.
@@ -15,7 +15,7 @@ struct StretchedPasscode {
     }
 
     /// Stretches a new passcode with a fresh salt.
-    init(newPasscode: String, cost: PasscodeCost) throws(EngineError) {
+    init(newPasscode: Passcode, cost: PasscodeCost) throws(EngineError) {
         guard !newPasscode.isEmpty else { throw .param("the new passcode is empty") }
         let parameters = KeybagRecord.Passcode(
             salt: try RandomBytes.make(count: PasscodeHash.saltByteCount), cost: try cost.validated())

@@ -26,7 +26,7 @@ extension Command {
                 prompt: "password for new keychain: ", retypePrompt: "retype password for new keychain: ")
         }
         defer { SecretReader.zero(&password) }
-        let passcode = try SecretReader.text(of: password, "password for the new keychain")
+        let passcode = try SecretReader.passcode(of: password, "password for the new keychain")
         for location in locations {
             try create(location, passcode: passcode, session)
         }
@@ -62,7 +62,7 @@ extension Command {
 
     /// Creates the keychain and sets its passcode; on failure removes what was created.
     private static func create(
-        _ location: KeychainLocation, passcode: String, _ session: ToolSession
+        _ location: KeychainLocation, passcode: Keychain.Passcode, _ session: ToolSession
     ) throws(ToolFailure) {
         let context = "SecKeychainCreate \(location.name(or: "<default>"))"
         if location.directory.deletingLastPathComponent().path == KeychainLocation.namedKeychains.path {
@@ -95,7 +95,7 @@ extension Command {
     }
 
     /// Sets a new keychain's passcode; returns what failed, if anything.
-    private static func setUp(_ keychain: Keychain, passcode: String) -> KeychainError? {
+    private static func setUp(_ keychain: Keychain, passcode: Keychain.Passcode) -> KeychainError? {
         do throws(KeychainError) {
             if !passcode.isEmpty {
                 try keychain.setPasscode(passcode)

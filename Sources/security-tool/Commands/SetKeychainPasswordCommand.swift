@@ -33,14 +33,14 @@ extension Command {
             try secrets.newSecret(prompt: "New Password: ", retypePrompt: "Retype New Password: ")
         }
         defer { SecretReader.zero(&new) }
-        let oldText = try SecretReader.text(of: old, "old password")
-        let newText = try SecretReader.text(of: new, "new password")
+        let oldPasscode = try SecretReader.passcode(of: old, "old password")
+        let newPasscode = try SecretReader.passcode(of: new, "new password")
         do throws(KeychainError) {
             switch (hasPasscode, new.isEmpty) {
             case (false, true): break  // no passcode, and none wanted
-            case (false, false): try keychain.setPasscode(newText)
-            case (true, true): try keychain.removePasscode(oldText)
-            case (true, false): try keychain.changePasscode(from: oldText, to: newText)
+            case (false, false): try keychain.setPasscode(newPasscode)
+            case (true, true): try keychain.removePasscode(oldPasscode)
+            case (true, false): try keychain.changePasscode(from: oldPasscode, to: newPasscode)
             }
         } catch {
             throw .keychain(error, context)

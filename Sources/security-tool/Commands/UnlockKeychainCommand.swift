@@ -26,9 +26,9 @@ extension Command {
             try secrets.secret(prompt: "password to unlock \(location.name(or: "default")): ")
         }
         defer { SecretReader.zero(&passcode) }
-        let text = try SecretReader.text(of: passcode, "password to unlock the keychain")
+        let typed = try SecretReader.passcode(of: passcode, "password to unlock the keychain")
         do throws(KeychainError) {
-            try keychain.unlock(passcode: text)
+            try keychain.unlock(passcode: typed)
         } catch {
             throw .keychain(error, context)
         }

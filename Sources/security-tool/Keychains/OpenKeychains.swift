@@ -167,9 +167,15 @@ final class OpenKeychains {
             throw KeychainError(status: errSecUserCanceled, message: "no passcode was typed")
         }
         defer { SecretReader.zero(&passcode) }
-        guard let text = String(validating: passcode, as: UTF8.self) else {
+        let typed: Keychain.Passcode
+        do throws(EngineError) {
+            typed = try Keychain.Passcode(copying: passcode)
+        } catch {
+            throw KeychainError(status: errSecAllocate, message: "cannot hold the passcode typed: \(error.message)")
+        }
+        guard typed.isValidUTF8 else {
             throw KeychainError(status: errSecParam, message: "the passcode typed is not valid UTF-8")
         }
-        try keychain.unlock(passcode: text)
+        try keychain.unlock(passcode: typed)
     }
 }

@@ -1,5 +1,6 @@
-import CSystem
 import Foundation
+import Keychain
+import KeychainCore
 import Security
 
 /// Where the secrets a verb needs come from, so none has to travel in argv: the terminal, without echo, when
@@ -7,8 +8,9 @@ import Security
 /// by a pipe, that is the session's next line.
 ///
 /// A secret is bytes, taken as they are (UTF-8 or not), up to ``InputLimits/secretByteCount``; a longer line is
-/// refused whole (`errSecParam`), never shortened. Passcodes are text: ``text(of:_:)`` refuses one that is not
-/// UTF-8 rather than repair it into another passcode.
+/// refused whole (`errSecParam`), never shortened. Passcodes are text: ``passcode(of:_:)`` refuses one that is not
+/// UTF-8 rather than repair it into another passcode, and moves it into guarded memory without ever making a
+/// `String` of it.
 struct SecretReader {
     /// The session's standard input.
     let input: StandardInput
@@ -53,21 +55,28 @@ struct SecretReader {
         return try ask(self)
     }
 
-    /// A passcode's bytes as the text the keychain takes. Bytes that are not UTF-8 are refused (`errSecParam`):
-    /// repaired, two different passcodes would become one.
-    static func text(of secret: [UInt8], _ what: String) throws(ToolFailure) -> String {
-        guard let text = String(validating: secret, as: UTF8.self) else {
+    /// A passcode's bytes, copied into guarded memory (the caller zeroes its own buffer). Bytes that are not UTF-8
+    /// are refused (`errSecParam`): a keychain password is text, the same bytes whether set from an argument, a
+    /// line or a prompt.
+    static func passcode(of secret: [UInt8], _ what: String) throws(ToolFailure) -> Keychain.Passcode {
+        let passcode: Keychain.Passcode
+        do throws(EngineError) {
+            passcode = try Keychain.Passcode(copying: secret)
+        } catch {
+            throw .failed(status: errSecAllocate, message: "cannot hold the \(what): \(error.message)")
+        }
+        guard passcode.isValidUTF8 else {
             throw .failed(
                 status: errSecParam,
                 message: "the \(what) is not valid UTF-8: a keychain password is text; nothing was changed")
         }
-        return text
+        return passcode
     }
 
     /// Overwrites a secret's bytes, in a way the compiler cannot drop. The storage is zeroed in place even when
     /// another value shares it (a copy-on-write would zero a fresh copy and leave the secret where it was).
     static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeBufferPointer { ck_zero(UnsafeMutableRawPointer(mutating: $0.baseAddress), $0.count) }
+        bytes.wipe()
     }
 
     /// Overwrites a secret's bytes, if there is a secret.

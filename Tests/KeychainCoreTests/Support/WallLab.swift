@@ -165,6 +165,11 @@ struct ProbeLine: Decodable {
     /// The liveness check's answers, while the process ran and after it ended (`- liveness`).
     var running: Bool?
     var stillRunning: Bool?
+    /// Where the keychain was (the `default` target): `keychaind at SOCKET` or `embedded (…)`.
+    var storage: String?
+    /// How a `prompt` ended (`entered`, `canceled`, `unavailable`), and the secret's length when entered.
+    var outcome: String?
+    var length: Int?
 
     /// The status as an engine code (`nil` for success).
     var code: EngineError.Code? { status == 0 ? nil : EngineError.Code(rawValue: status) }

@@ -59,13 +59,14 @@ final class InterposedBackend: KeychainBackend {
         try engine.delete(query, for: caller)
     }
     func keybagStatus() throws(EngineError) -> KeybagStatus { try engine.keybagStatus() }
-    func unlock(passcode: String) throws(EngineError) { try engine.unlock(passcode: passcode) }
+    func unlock(passcode: Passcode) throws(EngineError) { try engine.unlock(passcode: passcode) }
+    func checkPasscode(_ passcode: Passcode) throws(EngineError) { try engine.checkPasscode(passcode) }
     func lock() throws(EngineError) { engine.lock() }
-    func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
+    func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
         try engine.setPasscode(passcode, current: current)
     }
-    func removePasscode(current: String) throws(EngineError) { try engine.removePasscode(current: current) }
-    func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
+    func removePasscode(current: Passcode) throws(EngineError) { try engine.removePasscode(current: current) }
+    func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError) {
         try engine.setEraseAfter(failures: failures, passcode: passcode)
     }
     func canOpenFiles(of fileClass: FileKeyClass) -> Bool { engine.canOpenFiles(of: fileClass) }

@@ -11,7 +11,8 @@ final class PinentryProcess {
     let descriptor: Int32
     private var isReaped = false
 
-    /// Starts `path` with `environment`, or says why it could not be started.
+    /// Starts `path` with `environment` and this process's real user and group, or says why it could not be
+    /// started.
     static func start(path: String, environment: [String: String]) -> Result<PinentryProcess, PromptFailure> {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
@@ -33,7 +34,10 @@ final class PinentryProcess {
         sigemptyset(&none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        // RESETIDS: the child runs as this process's real user and group, never with a setgid app's group (which is
+        // what lends the app its identity with keychaind).
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_RESETIDS))
 
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
         let variables: [UnsafeMutablePointer<CChar>?] =

@@ -8,11 +8,26 @@ import Foundation
 /// environment (so it finds `DISPLAY`, `WAYLAND_DISPLAY`, `GPG_TTY`), every signal at its default, and no shell
 /// between. It is reaped on every path, and killed when the whole conversation takes longer than the timeout.
 /// The PIN is percent-decoded from the `D` lines straight into guarded memory.
+///
+/// In a process started with `AT_SECURE` (``ProcessEnvironment/isSecureExecution``: a setgid registered app), whose
+/// environment is its caller's choice, the program is ``systemProgram`` only, and it gets a clean environment
+/// (``secureEnvironment()``). In every process it runs with this process's real user and group
+/// (`POSIX_SPAWN_RESETIDS`): a setgid app's group is what lends the app its identity, and pinentry must not hold it.
 package struct PinentryPrompter: SecretPrompter {
     /// How long a user has to answer when the caller does not say.
     package static let defaultTimeout = Duration.seconds(300)
     /// How long pinentry has to exit after `BYE` before it is killed.
     private static let exitGrace = Duration.seconds(2)
+
+    /// The one pinentry a process started with `AT_SECURE` runs (Debian's alternatives link, `pinentry-curses` or
+    /// a desktop's).
+    package static let systemProgram = "/usr/bin/pinentry"
+    /// The variables a process started with `AT_SECURE` passes on to pinentry: those that say where the user's
+    /// display, terminal and locale are, nothing that changes what runs or what it loads.
+    static let secureVariables = [
+        "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "GPG_TTY", "TERM",
+        "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
+    ]
 
     private let givenEnvironment: [String: String]?
     private let timeout: Duration
@@ -24,10 +39,30 @@ package struct PinentryPrompter: SecretPrompter {
         self.timeout = timeout
     }
 
-    private var environment: [String: String] { givenEnvironment ?? ProcessInfo.processInfo.environment }
+    private var environment: [String: String] {
+        if let givenEnvironment { return givenEnvironment }
+        return ProcessEnvironment.isSecureExecution ? Self.secureEnvironment() : ProcessInfo.processInfo.environment
+    }
+
+    /// The environment pinentry gets in a process started with `AT_SECURE`: `PATH=/usr/bin:/bin` and only the
+    /// ``secureVariables`` that are set. No loader variable, no `HOME`, no `PINENTRY_PROGRAM`, no `KEYCHAIN_…`.
+    static func secureEnvironment() -> [String: String] {
+        var environment = ["PATH": "/usr/bin:/bin"]
+        for name in secureVariables {
+            // Plain getenv: these only locate the user's display for a pinentry that runs as the user.
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return environment
+    }
 
     /// The pinentry program that would run: its path, or why there is none.
     func program() -> Result<String, PromptFailure> {
+        if givenEnvironment == nil, ProcessEnvironment.isSecureExecution {
+            guard ExecutableLookup.find(Self.systemProgram, path: nil) != nil else {
+                return .failure(.init("no pinentry program (\(Self.systemProgram) is not installed)"))
+            }
+            return .success(Self.systemProgram)
+        }
         let environment = self.environment
         if let named = environment["PINENTRY_PROGRAM"], !named.isEmpty {
             guard let path = ExecutableLookup.find(named, path: environment["PATH"]) else {

@@ -1,19 +1,18 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// What a test can learn about a running child from `/proc`.
-enum ProcessInspection {
+public enum ProcessInspection {
     /// The lines of `/proc/<pid>/<file>`.
-    static func lines(_ pid: pid_t, _ file: String) throws -> [String] {
+    public static func lines(_ pid: pid_t, _ file: String) throws -> [String] {
         try String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8).components(separatedBy: "\n")
     }
 
     /// The owner of `/proc/<pid>/status`: the process's effective uid while it is dumpable, root once it is not.
-    static func procOwner(_ pid: pid_t) throws -> uid_t {
+    public static func procOwner(_ pid: pid_t) throws -> uid_t {
         var status = stat()
         guard stat("/proc/\(pid)/status", &status) == 0 else {
             throw SpawnError(message: "stat /proc/\(pid): \(errno)")
@@ -22,7 +21,7 @@ enum ProcessInspection {
     }
 
     /// The effective uid on the `Uid:` line of `/proc/<pid>/status`.
-    static func effectiveUID(_ pid: pid_t) throws -> uid_t? {
+    public static func effectiveUID(_ pid: pid_t) throws -> uid_t? {
         let line = try lines(pid, "status").first { $0.hasPrefix("Uid:") }
         let fields = line?.split(whereSeparator: \.isWhitespace) ?? []
         return fields.count > 2 ? uid_t(fields[2]) : nil
@@ -30,7 +29,7 @@ enum ProcessInspection {
 
     /// Whether `needle` occurs anywhere in the child's writable memory (heap, stacks, anonymous mappings),
     /// read through `/proc/<pid>/mem`, which needs the right to trace it (root may, even when it is not dumpable).
-    static func writableMemory(of pid: pid_t, contains needle: [UInt8]) throws -> Bool {
+    public static func writableMemory(of pid: pid_t, contains needle: [UInt8]) throws -> Bool {
         let memory = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
         guard memory >= 0 else {
             throw SpawnError(message: "open /proc/\(pid)/mem: \(String(cString: strerror(errno)))")
