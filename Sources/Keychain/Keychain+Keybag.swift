@@ -78,7 +78,7 @@ extension Keychain {
     /// Unlocks the keychain, as `unlock(passcode:)` with a `String` does, from guarded memory.
     public func unlock(passcode: Passcode) throws(KeychainError) {
         try performOnKeybag("cannot unlock the keychain") { (connection) throws(EngineError) in
-            try connection.backend().unlock(passcode: passcode)
+            try connection.unlock(passcode: passcode)
         }
     }
 

@@ -5,9 +5,16 @@
 /// The stream reads the keychain's change feed, which carries attributes only and needs nothing unlocked. Changes
 /// made through this process's `Keychain` values are reported before the write returns, each with the attributes it
 /// left. Other writers' changes arrive within milliseconds (the engine watches the keychain's files), each with the
-/// item's attributes when the stream reads it; an item another writer added and removed again before then, or one
-/// this process cannot read now (its class is locked here), is skipped, and its removal is reported only when the
-/// stream knew the item. Items of access groups the identity lacks are never reported.
+/// item's attributes when the stream reads it; an item another writer added and removed again before then is
+/// skipped. Items of access groups the identity lacks are never reported.
+///
+/// Every change is reported once, with the item's attributes as soon as they can be read. An add or update of an
+/// item whose class is locked in this process is held, in order, and reported after the unlock (an unlock through
+/// ``Keychain/unlock(passcode:)`` lets the stream catch up before it returns); a removal of an item the stream knows
+/// is reported at once, locked or not (the passcode's removal and the erase included). A stream started while
+/// locked learns the items it matches at the unlock and reports every later change to them; an item it never could
+/// read (added and removed while locked, or removed before that first unlock) cannot be matched, and is not
+/// reported.
 ///
 /// The sequence starts when it is created (changes made before iteration begins are kept), never finishes on its
 /// own, and ends when the iterating task is cancelled or the sequence is dropped. It keeps the keychain open while

@@ -156,16 +156,7 @@ struct IntegrityTests {
 
     @Test("Reliability 3: a keychain made before the change log opens, migrates and keeps every secret")
     func keychainFromBeforeTheChangeLogMigrates() throws {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/schema1-keychain")
-        let directory = try TemporaryDirectory()
-        try FileManager.default.copyItem(at: fixture, to: directory.keychain)
-        // Git checks files out with the umask's mode; a keychain's files are 0600 in a 0700 directory.
-        for name in ["keychain.db", "device.key"] {
-            try FileManager.default.setAttributes(
-                [.posixPermissions: 0o600], ofItemAtPath: directory.keychain.appendingPathComponent(name).path)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.keychain.path)
+        let directory = try KeychainFiles.fixture("schema1-keychain")
         let security = Caller(applicationIdentifier: "security", accessGroups: ["*"])
         func secret(_ account: String, _ service: String = "com.example.api") throws -> String {
             let items = try self.engine(at: directory.keychain).copyMatching(

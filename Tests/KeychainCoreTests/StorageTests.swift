@@ -184,14 +184,19 @@ struct StorageTests {
         #expect(try keychain.reopen().password("a") == "1")
     }
 
-    @Test("The schema is versioned; a newer keychain is refused, not damaged")
+    @Test("The schema is versioned; a newer (or damaged) version is refused as errSecDecode, not migrated over")
     func schemaVersion() throws {
         let keychain = try TestKeychain()
+        try keychain.engine.addPassword("a", "1")
         let database = try rawDatabase(keychain)
         #expect(try database.first("PRAGMA user_version") { $0.integer(0) } == Int64(Schema.migrations.count))
         #expect(try database.first("PRAGMA journal_mode") { $0.text(0) } == "wal")
-        try database.execute("PRAGMA user_version = 99")
-        #expect(status { _ = try keychain.reopen() } == .invalidKeychain)
+        for version in [99, -16_777_212, 0, 2, Schema.migrations.count - 1] {
+            try database.execute("PRAGMA user_version = \(version)")
+            #expect(status { _ = try keychain.reopen() } == .decode, "version \(version)")
+        }
+        try database.execute("PRAGMA user_version = \(Schema.migrations.count)")
+        #expect(try keychain.reopen().password("a") == "1", "nothing was migrated over")
     }
 
     @Test("A path that is a file is not a keychain")

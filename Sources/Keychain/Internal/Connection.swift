@@ -90,6 +90,13 @@ final class Connection: Sendable {
         return try backend().delete(query, for: caller)
     }
 
+    /// Unlocks the keychain; the streams then read what the lock held back (and learn the items they could not),
+    /// before this returns.
+    func unlock(passcode: Passcode) throws(EngineError) {
+        try backend().unlock(passcode: passcode)
+        changes.catchUp()
+    }
+
     /// Removes the passcode, which deletes every `akpu` item: the change feed records those removals without
     /// unlocking anything, and the streams report the items they knew.
     func removePasscode(current: Passcode) throws(EngineError) {

@@ -20,14 +20,8 @@ extension ChangeLog {
                 "SELECT \(ChangeRecord.columns), mac, grp FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
                 [.integer(sequence), .integer(Int64(limit) + 1)]
             ) { (row: Row) throws(EngineError) -> Bool in
-                var record = ChangeRecord(row)
-                guard try authenticates(record, mac: row.blob(8)) else {
-                    failure = .decode(
-                        "change \(record.sequence) of the keychain's change log failed authentication: the database "
-                            + "was altered or damaged (`security verify-keychain` reports it)")
-                    return false
-                }
-                if let sealed = row.blob(9) {
+                guard var record = try authenticatedRecord(row, failure: &failure) else { return false }
+                if let sealed = row.blob(10) {
                     record.accessGroup = try groupSeal.open(sealed, sequence: record.sequence, uuid: record.uuid)
                 }
                 records.append(record)
@@ -38,5 +32,18 @@ extension ChangeLog {
             if hasMore { records.removeLast() }
             return (records, hasMore)
         }
+    }
+
+    /// The record of a row selected with ``ChangeRecord/columns`` and its `mac`, or `nil` with `failure` set when it
+    /// fails its hash.
+    func authenticatedRecord(_ row: Row, failure: inout EngineError?) throws(EngineError) -> ChangeRecord? {
+        let record = ChangeRecord(row)
+        guard try authenticates(record, mac: row.blob(9)) else {
+            failure = .decode(
+                "change \(record.sequence) of the keychain's change log failed authentication: the database was "
+                    + "altered or damaged (`security verify-keychain` reports it)")
+            return nil
+        }
+        return record
     }
 }

@@ -17,10 +17,26 @@ extension Engine {
     static func openFiles(
         of directory: KeychainDirectory, cost: PasscodeCost
     ) throws(EngineError) -> (SecretKey, Database) {
-        try directory.prepare()
+        let made = try directory.prepare()
+        var created = false
+        var opened: Database?
         // Another process may win the race to create it, with a device key of its own: then build again, under it.
-        for _ in 0..<3 where !directory.databaseExists {
-            try createKeychain(in: directory, cost: cost)
+        do throws(EngineError) {
+            for _ in 0..<3 where !directory.databaseExists {
+                created = try createKeychain(in: directory, cost: cost)
+            }
+            if created {
+                // The first read makes SQLite's WAL and shared-memory files: on a full disk that fails, and the
+                // keychain this call built goes again with its directory.
+                let database = try Database(path: directory.databasePath)
+                _ = try database.first("PRAGMA user_version") { $0.integer(0) }
+                opened = database
+            }
+        } catch {
+            // Nothing of a keychain that could not be built stays behind, not even its directory.
+            if created { try? directory.remove() }
+            directory.removeMade(made)
+            throw error
         }
         let deviceKey: SecretKey
         if directory.databaseIsEmpty {
@@ -34,13 +50,17 @@ extension Engine {
                 "the keychain's device key \(directory.deviceKeyPath) is missing, and nothing in keychain.db can be "
                     + "decrypted without it; nothing was changed (restore device.key from a backup)")
         }
+        if let opened { return (deviceKey, opened) }
         return (deviceKey, try Database(path: directory.databasePath))
     }
 
     /// Builds a new keychain under temporary names (the device key, unless one is there already, and a database
     /// with its schema and a fresh keybag, checkpointed and synced), then links the device key into place and then
-    /// the database. Returns without linking the database when another process installed its device key first.
-    private static func createKeychain(in directory: KeychainDirectory, cost: PasscodeCost) throws(EngineError) {
+    /// the database. Returns without linking the database when another process installed its device key first;
+    /// `true` when this call linked it.
+    private static func createKeychain(
+        in directory: KeychainDirectory, cost: PasscodeCost
+    ) throws(EngineError) -> Bool {
         let suffix = ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let staged = directory.databasePath + suffix
         var stagedKey: String?
@@ -59,13 +79,20 @@ extension Engine {
         try directory.createFile(at: staged)
         try fill(staged, deviceKey: deviceKey, cost: cost)
         try directory.syncFile(at: staged)
-        if let stagedKey, try !DeviceKey.install(stagedKey, in: directory) { return }
-        guard link(staged, directory.databasePath) == 0 || errno == EEXIST else {
-            throw EngineError(
-                KeychainDirectory.systemErrorCode(),
-                "cannot install the keychain database \(directory.databasePath): \(KeychainDirectory.systemError())")
+        if let stagedKey, try !DeviceKey.install(stagedKey, in: directory) { return false }
+        guard link(staged, directory.databasePath) == 0 else {
+            guard errno == EEXIST else {
+                // The device key this call installed protects nothing yet: it goes too.
+                if stagedKey != nil, !directory.databaseExists { unlink(directory.deviceKeyPath) }
+                throw EngineError(
+                    KeychainDirectory.systemErrorCode(),
+                    "cannot install the keychain database \(directory.databasePath): \(KeychainDirectory.systemError())"
+                )
+            }
+            return false
         }
         directory.syncDirectory()
+        return true
     }
 
     /// Writes the schema and a fresh keybag into the staged database, then moves everything from its WAL into the

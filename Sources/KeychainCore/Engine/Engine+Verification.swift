@@ -82,8 +82,8 @@ extension Engine {
             report.changeCount += 1
             let kind = ChangeKind(rawValue: row.integer(1))
             let record = ChangeRecord(row)
-            var authentic = try log.authenticates(record, mac: row.blob(8))
-            if let sealed = row.blob(9) {
+            var authentic = try log.authenticates(record, mac: row.blob(9))
+            if let sealed = row.blob(10) {
                 // The group's seal binds the record's sequence and UUID: one moved from another record fails.
                 authentic =
                     authentic && (try? log.groupSeal.open(sealed, sequence: record.sequence, uuid: record.uuid)) != nil
@@ -141,8 +141,17 @@ extension Engine {
                 return
             }
             do throws(EngineError) {
-                let (attributes, _) = try state.sealer.open(
-                    row, keybag: state.keybag, attributes: true, data: !row.isTombstone)
+                let attributes: ItemAttributes?
+                if row.accessFlags != 0 {
+                    // Its secret opens only with its factors: the metadata binds the envelope by its digest.
+                    attributes = try state.sealer.openConstrained(
+                        row, keybag: state.keybag, data: false, keepsSealing: false, release: nil, where: { _ in true }
+                    )?.attributes
+                } else {
+                    attributes = try state.sealer.open(
+                        row, keybag: state.keybag, attributes: true, data: !row.isTombstone
+                    ).0
+                }
                 if let attributes { try Self.checkHashes(row, attributes, state) }
             } catch {
                 damaged(error.message)

@@ -60,6 +60,9 @@ public final class Engine: KeychainBackend {
         changeLog.didCommit = { [notifier] _ in notifier.signal() }
         state = ParkingMutex(
             try EngineState(database: database, keybag: keybag, changeLog: changeLog, refusal: refusal))
+        // An upgraded keychain without a passcode has every class key now. Best effort: a keychain that cannot be
+        // written now (read-only, busy) keeps accepting the older binding and is sealed again another time.
+        state.withLock { state in try? state.rebindOlderRows() }
     }
 
     /// Brings the schema up to date, sealing what the change log's migration made. A database without a change log
@@ -76,7 +79,12 @@ public final class Engine: KeychainBackend {
                         + "damaged or the database was replaced; removing \(highWaterMark?.path ?? "") accepts it as it is"
                 )
             }
-            if version < 2 { try ChangeLog.sealMigrated(database, key: integrityKey) }
+            if version < 2 {
+                try ChangeLog.sealMigrated(database, key: integrityKey)
+            } else if version < 5 {
+                try ChangeLog.sealPrimaryKeys(database, key: integrityKey)
+            }
+            if version < 5 { try EngineState.markOlderBindings(database, key: integrityKey) }
         }
     }
 
@@ -114,11 +122,18 @@ public final class Engine: KeychainBackend {
             guard let stored else { return true }
             let stretched = try StretchedPasscode(passcode, parameters: stored)
             unlocked = try state.withLock { (state) throws(EngineError) -> Bool in
-                try state.keybag.unlock(with: stretched, in: state.database, now: options.now())
+                guard try state.keybag.unlock(with: stretched, in: state.database, now: options.now()) else {
+                    return false
+                }
+                // The first unlock after an upgrade seals older rows again (best effort, as at open).
+                try? state.rebindOlderRows()
+                return true
             }
             return unlocked
         }
         if unlocked { didUnlock() }
+        // A class may have become readable: change streams read again what they could not (never under the lock).
+        notifier.signal()
     }
 
     /// Checks the passcode as an unlock does, counting a wrong one, and loads nothing: the lock state stays as it

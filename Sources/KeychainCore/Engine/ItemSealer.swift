@@ -10,8 +10,9 @@ final class ItemSealer {
     /// Reused between rows: the associated data being checked, and the plaintext (zeroed after every row).
     private var associatedData: [UInt8] = []
     private var plaintext: [UInt8] = []
-    /// Rows with a sequence at or below this carry the first row binding (``RowBinding``).
-    let legacyCeiling: Int64
+    /// Rows with a sequence at or below this may still carry an older row binding (``RowBinding``); 0 once every
+    /// row has been sealed again under the current one.
+    var legacyCeiling: Int64
 
     init(legacyCeiling: Int64) throws(EngineError) {
         scratch = try SecretKey.zeroed()
@@ -82,7 +83,7 @@ final class ItemSealer {
                     + (item.latestChange.map { "latest \($0)" } ?? "no change record")
                     + "): an older copy was put back or the database was damaged")
         }
-        let legacy = item.sequence <= legacyCeiling
+        let bindings = self.bindings(of: item)
         let attributes = attributes || item.isTombstone
         let classKey = try keybag.key(for: item.protectionClass)
         defer {
@@ -94,8 +95,7 @@ final class ItemSealer {
             try AEAD.open(key: item.wrappedKey, under: classKey, associatedData: associatedData, into: scratch)
             var opened: ItemAttributes?
             if attributes {
-                item.sealAssociatedData(UInt8(ascii: "m"), legacy: legacy, into: &associatedData)
-                try AEAD.open(item.metadata, key: scratch, associatedData: associatedData, into: &plaintext)
+                try openSealed(item.metadata, UInt8(ascii: "m"), of: item, bindings: bindings)
                 opened = try AttributeCoder.decode(plaintext, range: try Padding.payload(of: plaintext))
             }
             guard data || !attributes || item.isTombstone else { return (opened, nil) }
@@ -106,15 +106,78 @@ final class ItemSealer {
             guard let secret = item.secret else { throw EngineError.decode("the item has no sealed data") }
             if attributes {
                 associatedData[0] = UInt8(ascii: "s")  // the secret's associated data differs only in its tag
+                try AEAD.open(secret, key: scratch, associatedData: associatedData, into: &plaintext)
             } else {
-                item.sealAssociatedData(UInt8(ascii: "s"), legacy: legacy, into: &associatedData)
+                try openSealed(secret, UInt8(ascii: "s"), of: item, bindings: bindings)
             }
-            try AEAD.open(secret, key: scratch, associatedData: associatedData, into: &plaintext)
             return (opened, data ? Data(plaintext[try Padding.payload(of: plaintext)]) : nil)
         } catch {
             throw .decode(
                 "the stored item \(item.persistentReference) failed authentication: it was altered or moved (\(error.message))"
             )
         }
+    }
+
+    /// A row sealed under an older binding, sealed again under the current one with the same item key (its
+    /// version, sequence and every clear column unchanged): the new metadata and, for a row whose secret is sealed
+    /// under the item key (not a tombstone, no access control: an envelope binds itself through the metadata's
+    /// digest), the new secret. `nil` for a row that needs nothing, is stale, or fails every binding (damage, which
+    /// verification reports). The class key must be available.
+    func rebound(_ row: StoredRow, keybag: Keybag) throws(EngineError) -> (metadata: Data, secret: Data?)? {
+        guard row.latestChange == row.sequence, row.sequence <= legacyCeiling else { return nil }
+        let classKey = try keybag.key(for: row.protectionClass)
+        defer {
+            scratch.storage.zero()
+            Sodium.wipe(&plaintext)
+        }
+        row.keyAssociatedData(into: &associatedData)
+        guard
+            (try? AEAD.open(key: row.wrappedKey, under: classKey, associatedData: associatedData, into: scratch))
+                != nil
+        else { return nil }
+        for version in RowBinding.Version.allCases.reversed() {
+            guard (try? openSealed(row.metadata, UInt8(ascii: "m"), of: row, bindings: [version])) != nil else {
+                continue
+            }
+            guard version != .current else { return nil }
+            let metadata = try AEAD.seal(
+                plaintext, key: scratch, associatedData: sealAssociatedData(UInt8(ascii: "m"), of: row))
+            guard !row.isTombstone, row.accessFlags == 0, let secret = row.secret else { return (metadata, nil) }
+            guard (try? openSealed(secret, UInt8(ascii: "s"), of: row, bindings: [version])) != nil else { return nil }
+            return (
+                metadata,
+                try AEAD.seal(plaintext, key: scratch, associatedData: sealAssociatedData(UInt8(ascii: "s"), of: row))
+            )
+        }
+        return nil
+    }
+
+    /// A row's current binding of `tag`.
+    private func sealAssociatedData(_ tag: UInt8, of row: StoredRow) -> [UInt8] {
+        var bytes: [UInt8] = []
+        row.sealAssociatedData(tag, .current, into: &bytes)
+        return bytes
+    }
+
+    /// The bindings a row may carry, the current one first: an older one only at or below the legacy ceiling.
+    func bindings(of row: StoredRow) -> [RowBinding.Version] {
+        row.sequence <= legacyCeiling ? [.third, .second, .first] : [.current]
+    }
+
+    /// Opens a sealed column (`tag` `m` or `s`) with the item key in `scratch` into `plaintext`, trying `bindings` in
+    /// order; leaves the binding that opened it in `associatedData`.
+    func openSealed(
+        _ sealed: UnsafeRawBufferPointer, _ tag: UInt8, of row: StoredRow, bindings: [RowBinding.Version]
+    ) throws(EngineError) {
+        var failure = EngineError.decode("a sealed value failed authentication")
+        for version in bindings {
+            row.sealAssociatedData(tag, version, into: &associatedData)
+            do throws(EngineError) {
+                return try AEAD.open(sealed, key: scratch, associatedData: associatedData, into: &plaintext)
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
     }
 }

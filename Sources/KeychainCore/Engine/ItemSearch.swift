@@ -46,6 +46,10 @@ struct SearchNeeds: OptionSet {
 /// As on Apple's platforms, a candidate in a class that is locked fails the whole search with
 /// `errSecInteractionNotAllowed` (the engine cannot tell whether it matches), and a candidate that fails
 /// authentication is skipped; when nothing else matches, its decode error is the answer.
+///
+/// An exact lookup that matches nothing asks the change log too (in the same read transaction): when the log's
+/// latest record of an item with that primary key says it exists, its row is missing or damaged, and the answer is
+/// `errSecDecode` naming that item, never "not found".
 struct ItemSearch {
     let keybag: Keybag
     let sealer: ItemSealer
@@ -85,7 +89,10 @@ struct ItemSearch {
             guard let group = attributes.string(.accessGroup), caller.canAccess(group) else { return false }
             return query.matches(attributes, of: itemClass)
         }
-        try store.candidates(filter) { (row: StoredRow) throws(EngineError) -> Bool in
+        // Rows of the key that answered for themselves (left out by `kSecUseAuthenticationUISkip`).
+        var answered: Set<Data> = []
+        /// Opens one candidate row and keeps it when it matches; `false` when the search has enough.
+        func consider(_ row: StoredRow) throws(EngineError) -> Bool {
             let attributes: ItemAttributes?
             let data: Data?
             var sealing: AccessSealing?
@@ -101,9 +108,12 @@ struct ItemSearch {
                     guard
                         let opening = try sealer.openConstrained(
                             row, keybag: keybag, data: opensData, keepsSealing: needs.contains(.sealing),
-                            release: release, where: matches),
-                        !opening.isSkipped
+                            release: release, where: matches)
                     else { return true }
+                    guard !opening.isSkipped else {
+                        answered.insert(PersistentReference.bytes(of: row.uuid))
+                        return true
+                    }
                     (attributes, data, sealing) = (opening.attributes, opening.data, opening.sealing)
                 } else {
                     (attributes, data) = try sealer.open(
@@ -132,6 +142,23 @@ struct ItemSearch {
                     attributes: attributes, data: data, sealing: sealing))
             return result.matches.count < limit
         }
+        do throws(EngineError) {
+            try store.candidates(filter) { (row: StoredRow) throws(EngineError) -> Bool in try consider(row) }
+        } catch {
+            // A row whose clear columns cannot be read at all: for an exact lookup the log names the item below.
+            guard byPrimaryKey, error.code == .decode else { throw error }
+            result.damaged = error
+        }
+        if byPrimaryKey, result.matches.isEmpty {
+            guard store.database.isInTransaction else {
+                // Again, with the rows and the log in one snapshot: another process's add between the two reads must
+                // not look like a missing row. Only a miss pays for it.
+                return try store.database.readTransaction { () throws(EngineError) -> SearchResult in
+                    try run(query, for: caller, needs: needs, limit: limit, release: release)
+                }
+            }
+            try checkLog(filter, excluding: answered, into: &result)
+        }
         return result
     }
 
@@ -149,6 +176,26 @@ struct ItemSearch {
                 "the stored item \(row.persistentReference) has clear columns that do not match its primary key: the "
                     + "database was damaged")
         }
+    }
+
+    /// After an exact lookup matched nothing: when the change log says an item with the key exists (its latest
+    /// record is an add or an update carrying one of the key's hashes, of the query's protection class), its row is
+    /// missing or damaged, and the result becomes `errSecDecode` naming the item as the log knows it (its class from
+    /// the log: a row's own class column may be the damage). The rows in `answered` are fine.
+    private func checkLog(
+        _ filter: CandidateFilter, excluding answered: Set<Data>, into result: inout SearchResult
+    ) throws(EngineError) {
+        guard
+            let record = try store.changeLog.existingItem(
+                withPrimaryKeyIn: filter.primaryKeyHashes ?? [], protectionClass: filter.protectionClass,
+                excluding: answered)
+        else { return }
+        let item = record.persistentReference.map { "\($0)" } ?? "of change \(record.sequence)"
+        if let damaged = result.damaged, damaged.message.contains(item) { return }
+        let found = result.damaged.map { ": \($0.message)" } ?? ": no intact row answers its primary key"
+        result.damaged = .decode(
+            "the stored item \(item) is missing or damaged (its change \(record.sequence) says it exists)\(found); the "
+                + "database was altered or damaged (`security verify-keychain` lists it)")
     }
 
     private func candidateFilter(

@@ -21,13 +21,18 @@ struct ChangeRecord {
     /// the feed can name and filter groups in every lock state. Not part of ``mac(key:)``: the seal binds itself
     /// to the record's sequence and UUID. `nil` for records older than schema 3 of items not written since.
     var accessGroup: String?
+    /// The item's primary-key hash (its row's `pk`), so an exact lookup that finds no intact row can ask the log
+    /// whether the item exists. Part of ``mac(key:)`` when present; `nil` in records older than schema 5 that the
+    /// migration found no row for.
+    var primaryKeyHash: Data?
 
     /// The columns ``init(_:)`` reads, in its order (the sealed group is read apart: it needs opening).
-    static let columns = "seq, kind, uuid, class, pdmn, sync, agrp, mdat"
+    static let columns = "seq, kind, uuid, class, pdmn, sync, agrp, mdat, pk"
 
     init(
         sequence: Int64, kind: ChangeKind, uuid: Data, itemClass: String, protectionClass: String,
-        synchronizable: Bool, groupHash: Data, modificationTime: Double, accessGroup: String? = nil
+        synchronizable: Bool, groupHash: Data, modificationTime: Double, accessGroup: String? = nil,
+        primaryKeyHash: Data? = nil
     ) {
         self.sequence = sequence
         self.kind = kind
@@ -38,6 +43,7 @@ struct ChangeRecord {
         self.groupHash = groupHash
         self.modificationTime = modificationTime
         self.accessGroup = accessGroup
+        self.primaryKeyHash = primaryKeyHash
     }
 
     /// A record as stored, selected with ``columns`` (an unknown kind reads as added: its hash then fails).
@@ -45,7 +51,7 @@ struct ChangeRecord {
         self.init(
             sequence: row.integer(0), kind: ChangeKind(rawValue: row.integer(1)) ?? .added, uuid: row.blob(2) ?? Data(),
             itemClass: row.text(3), protectionClass: row.text(4), synchronizable: row.integer(5) != 0,
-            groupHash: row.blob(6) ?? Data(), modificationTime: row.real(7))
+            groupHash: row.blob(6) ?? Data(), modificationTime: row.real(7), primaryKeyHash: row.blob(8))
     }
 
     /// The record's keyed hash: an edited record fails it.
@@ -59,6 +65,7 @@ struct ChangeRecord {
         input.append(synchronizable ? 1 : 0)
         input.appendLengthPrefixed(groupHash)
         input.appendLittleEndian(modificationTime.bitPattern)
+        if let primaryKeyHash { input.appendLengthPrefixed(primaryKeyHash) }
         return try KeyedHash.hash(input, key: key, outputByteCount: 16)
     }
 }
@@ -139,8 +146,8 @@ final class ChangeLog: WriteTransactionObserver {
     func record(_ change: ChangeRecord) throws(EngineError) {
         try database.run(
             """
-            INSERT INTO changes (seq, uuid, kind, class, pdmn, sync, agrp, mdat, mac, grp)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO changes (seq, uuid, kind, class, pdmn, sync, agrp, mdat, mac, grp, pk)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(change.sequence), .blob(change.uuid), .integer(change.kind.rawValue),
@@ -149,6 +156,7 @@ final class ChangeLog: WriteTransactionObserver {
                 try change.accessGroup.map { (group) throws(EngineError) -> SQLValue in
                     .blob(try groupSeal.seal(group, sequence: change.sequence, uuid: change.uuid))
                 } ?? .null,
+                change.primaryKeyHash.map { .blob($0) } ?? .null,
             ])
     }
 
@@ -167,12 +175,12 @@ final class ChangeLog: WriteTransactionObserver {
     func remove(rowID: Int64, accessGroup: String? = nil, at time: Date) throws(EngineError) {
         let sequence = try nextSequence()
         let change = try database.first(
-            "SELECT uuid, class, pdmn, sync, agrp FROM items WHERE rowid = ?", [.integer(rowID)]
+            "SELECT uuid, class, pdmn, sync, agrp, pk FROM items WHERE rowid = ?", [.integer(rowID)]
         ) { row in
             ChangeRecord(
                 sequence: sequence, kind: .removed, uuid: row.blob(0) ?? Data(), itemClass: row.text(1),
                 protectionClass: row.text(2), synchronizable: row.integer(3) != 0, groupHash: row.blob(4) ?? Data(),
-                modificationTime: time.timeIntervalSince1970)
+                modificationTime: time.timeIntervalSince1970, primaryKeyHash: row.blob(5))
         }
         guard var change else { throw .internalError("the row to remove is gone") }
         if let accessGroup {

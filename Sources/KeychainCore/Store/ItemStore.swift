@@ -120,7 +120,7 @@ final class ItemStore {
             sequence: item.sequence, kind: kind, uuid: PersistentReference.bytes(of: item.uuid),
             itemClass: item.itemClass.rawValue, protectionClass: item.protectionClass.rawValue,
             synchronizable: item.synchronizable, groupHash: item.groupHash, modificationTime: item.modificationTime,
-            accessGroup: item.accessGroup)
+            accessGroup: item.accessGroup, primaryKeyHash: item.primaryKeyHash)
     }
 }
 

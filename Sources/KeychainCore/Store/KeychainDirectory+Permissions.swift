@@ -17,8 +17,9 @@ extension KeychainDirectory {
         [databasePath, databasePath + "-wal", databasePath + "-shm", deviceKeyPath, highWaterMarkPath]
     }
 
-    /// Creates the directory and any missing parent 0700, whatever the umask.
-    func createDirectories() throws(EngineError) {
+    /// Creates the directory and any missing parent 0700, whatever the umask; returns those it made, outermost
+    /// first (on a failure half-way, it removes them again).
+    func createDirectories() throws(EngineError) -> [String] {
         var missing: [String] = []
         var current = url.standardizedFileURL
         var status = stat()
@@ -29,14 +30,20 @@ extension KeychainDirectory {
             missing.append(current.path)
             current = current.deletingLastPathComponent()
         }
+        var made: [String] = []
         for path in missing.reversed() {
             guard mkdir(path, 0o700) == 0 else {
                 if errno == EEXIST { continue }  // another process made it meanwhile; checked below all the same
-                throw EngineError(Self.systemErrorCode(), "cannot create the directory \(path): \(Self.systemError())")
+                let error = EngineError(
+                    Self.systemErrorCode(), "cannot create the directory \(path): \(Self.systemError())")
+                removeMade(made)
+                throw error
             }
+            made.append(path)
             // The umask may have taken bits from 0700 (a umask of 0277 leaves 0500, which we could not write).
             chmod(path, 0o700)
         }
+        return made
     }
 
     /// Refuses a directory or files that others own or could write, or files that others could read.
@@ -74,6 +81,19 @@ extension KeychainDirectory {
                     "\(file) is readable or writable by \(Self.others(status.st_mode & 0o077)) (mode \(Self.mode(status))): "
                         + "run chmod 600 \(file)")
             }
+        }
+    }
+
+    /// Refuses a directory, or a file of its keychain, that another user owns: what deleting the keychain checks
+    /// (its modes may be wrong, which is no reason to keep it; another user's keychain is not ours to delete).
+    func checkOwnership() throws(EngineError) {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else {
+            throw EngineError(.ioError, "cannot examine the keychain directory \(url.path): \(Self.systemError())")
+        }
+        try checkOwner(status, url.path, what: "the keychain directory")
+        for file in privateFiles where lstat(file, &status) == 0 {
+            try checkOwner(status, file, what: "")
         }
     }
 

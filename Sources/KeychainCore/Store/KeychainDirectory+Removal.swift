@@ -23,11 +23,13 @@ extension KeychainDirectory {
     }
 
     /// Removes the keychain's files, then the directory when nothing else is left in it. Throws
-    /// `noSuchKeychain` when the directory holds no keychain, and removes nothing then.
+    /// `noSuchKeychain` when the directory holds no keychain, and `invalidKeychain` when another user owns it or
+    /// one of its files (as opening it does), and removes nothing then.
     func remove() throws(EngineError) {
         guard holdsKeychain else {
             throw EngineError(.noSuchKeychain, "\(url.path) is not a keychain (no keychain.db or device.key in it)")
         }
+        try checkOwnership()
         for path in filesInRemovalOrder where unlink(path) != 0 && errno != ENOENT {
             throw EngineError(.ioError, "cannot remove \(path): \(Self.systemError())")
         }

@@ -20,10 +20,27 @@ struct KeychainDirectory {
 
     /// Creates the directory and its missing parents (0700) when missing, and refuses it when others own or could
     /// tamper with it or its files (KeychainDirectory+Permissions.swift). The database is not created here: a new
-    /// keychain is built under temporary names and linked into place (`Engine+Open.swift`).
-    func prepare() throws(EngineError) {
-        try createDirectories()
-        try checkPermissions()
+    /// keychain is built under temporary names and linked into place (`Engine+Open.swift`). Returns the directories
+    /// it made, outermost first, for ``removeMade(_:)`` to take back when the keychain cannot be built.
+    @discardableResult
+    func prepare() throws(EngineError) -> [String] {
+        let made = try createDirectories()
+        do throws(EngineError) {
+            try checkPermissions()
+        } catch {
+            removeMade(made)
+            throw error
+        }
+        return made
+    }
+
+    /// Removes directories ``prepare()`` made, innermost first, each only while it is empty (another process may
+    /// have built a keychain in it meanwhile).
+    func removeMade(_ made: [String]) {
+        for path in made.reversed() where rmdir(path) != 0 && errno != ENOENT { return }
+        if let outermost = made.first {
+            KeychainDirectory(url: URL(fileURLWithPath: outermost).deletingLastPathComponent()).syncDirectory()
+        }
     }
 
     /// Whether the database file exists.

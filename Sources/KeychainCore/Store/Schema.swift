@@ -97,6 +97,21 @@ enum Schema {
         """
         ALTER TABLE items ADD COLUMN acl INTEGER NOT NULL DEFAULT 0;
         """,
+        // Each change record names its item's primary-key hash, so an exact lookup that finds no intact row can ask
+        // the log whether the item exists. The records of the rows as they are get theirs here; the migration's
+        // `finish` hashes them again (`ChangeLog.sealPrimaryKeys`) and raises the legacy ceiling, so every row is
+        // sealed again under the current binding once its class key is at hand (`EngineState.rebindOlderRows`).
+        """
+        ALTER TABLE changes ADD COLUMN pk BLOB;
+        UPDATE changes SET pk = (SELECT items.pk FROM items WHERE items.uuid = changes.uuid AND items.seq = changes.seq);
+        CREATE INDEX changes_primary_key ON changes(pk) WHERE pk IS NOT NULL;
+        """,
+    ]
+
+    /// What each migration adds that a reader can see (a table, or a table's column), in order: the schema a
+    /// database really has, checked against the version its header claims before anything is migrated.
+    private static let marks: [(table: String, column: String?)] = [
+        ("items", nil), ("integrity", nil), ("changes", "grp"), ("items", "acl"), ("changes", "pk"),
     ]
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.
@@ -109,12 +124,7 @@ enum Schema {
         if try database.first("PRAGMA user_version", [], { Int($0.integer(0)) }) == migrations.count { return }
         try database.writeTransaction { () throws(EngineError) in
             let version = try database.first("PRAGMA user_version") { Int($0.integer(0)) } ?? 0
-            guard version <= migrations.count else {
-                throw EngineError(
-                    .invalidKeychain,
-                    "the keychain's schema version \(version) is newer than this build understands (\(migrations.count))"
-                )
-            }
+            try checkVersion(version, of: database)
             for migration in migrations[version...] {
                 try database.execute(migration)
             }
@@ -122,6 +132,41 @@ enum Schema {
                 try finish(version)
                 try database.execute("PRAGMA user_version = \(migrations.count)")
             }
+        }
+    }
+
+    /// Refuses a header version (SQLite's `user_version`, at offset 60 of the file) that is not one this build
+    /// wrote, or that the tables contradict: a damaged header is reported, never migrated over (running
+    /// migrations that already ran, or none that are due, would fail half-way or lose data).
+    private static func checkVersion(_ version: Int, of database: Database) throws(EngineError) {
+        guard (0...migrations.count).contains(version) else {
+            throw EngineError(
+                .decode,
+                "the keychain database's header gives schema version \(version), which this build does not know "
+                    + "(it writes version \(migrations.count)): a newer build made it, or the header was damaged")
+        }
+        var found = 0
+        for mark in marks {
+            let present: Bool
+            if let column = mark.column {
+                present =
+                    try database.first(
+                        "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", [.text(mark.table), .text(column)]
+                    ) { _ in true } ?? false
+            } else {
+                present =
+                    try database.first(
+                        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(mark.table)]
+                    ) { _ in true } ?? false
+            }
+            guard present else { break }
+            found += 1
+        }
+        guard found == version else {
+            throw EngineError(
+                .decode,
+                "the keychain database's header gives schema version \(version), but its tables are those of version "
+                    + "\(found): the header was damaged (nothing was changed)")
         }
     }
 }

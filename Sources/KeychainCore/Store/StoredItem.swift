@@ -36,10 +36,11 @@ struct StoredItem {
     func sealAssociatedData(_ tag: UInt8) -> [UInt8] {
         var bytes: [UInt8] = []
         RowBinding.sealAssociatedData(
-            tag,
+            tag, .current,
             RowBinding.Columns(
                 uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, synchronizable: synchronizable,
-                isTombstone: isTombstone, sequence: sequence, modificationTime: modificationTime),
+                isTombstone: isTombstone, sequence: sequence, modificationTime: modificationTime,
+                accessFlags: accessFlags),
             groupHash: groupHash, primaryKeyHash: primaryKeyHash, service: indexHashes[.service],
             account: indexHashes[.account], server: indexHashes[.server], into: &bytes)
         return bytes
@@ -48,13 +49,23 @@ struct StoredItem {
 
 /// What binds each sealed blob to its row (DESIGN §3): the associated data of the wrapped key (identity, class,
 /// protection class) and of the metadata and secret (every clear column: also the synchronizable and tombstone
-/// flags, the group, primary-key and attribute hashes, the change sequence and the modification time). A blob
-/// moved to another row, a clear column changed under it, or an older version of the row put back (its sequence
-/// is no longer its item's latest) fails.
+/// flags, the group, primary-key and attribute hashes, the change sequence, the modification time and the access
+/// control flags). A blob moved to another row, a clear column changed under it, or an older version of the row
+/// put back (its sequence is no longer its item's latest) fails.
 ///
-/// Rows sealed before the change log existed (sequence at or below the log's legacy ceiling) carry the first
-/// binding, which covers the identity, flags and group and primary-key hashes only.
+/// Rows written by older builds (sequence at or below the counter's legacy ceiling) may still carry an older
+/// binding until the engine seals them again (``ItemSealer/rebound(_:keybag:)``, once every class key is at hand):
+/// the first covers the identity, flags and group and primary-key hashes only; the second all but the access
+/// control flags. Each binding names its version first, so a row sealed under one never opens under another.
 enum RowBinding {
+    /// A binding's version: its second byte.
+    enum Version: UInt8, CaseIterable {
+        case first = 49, second = 50, third = 51  // "1", "2", "3"
+
+        /// The binding new rows get.
+        static let current = Version.third
+    }
+
     /// The clear columns of a row that are not blobs.
     struct Columns {
         var uuid: UUID
@@ -64,17 +75,19 @@ enum RowBinding {
         var isTombstone: Bool
         var sequence: Int64
         var modificationTime: Double
+        var accessFlags: UInt32
     }
 
-    /// Writes the second binding of the metadata (`m`) or secret (`s`) into `bytes`, replacing its contents.
+    /// Writes the second or third binding of the metadata (`m`) or secret (`s`) into `bytes`, replacing its
+    /// contents (the third is the second and the access control flags).
     static func sealAssociatedData(
-        _ tag: UInt8, _ columns: Columns, groupHash: some ContiguousBytes, primaryKeyHash: some ContiguousBytes,
-        service: (some ContiguousBytes)?, account: (some ContiguousBytes)?, server: (some ContiguousBytes)?,
-        into bytes: inout [UInt8]
+        _ tag: UInt8, _ version: Version, _ columns: Columns, groupHash: some ContiguousBytes,
+        primaryKeyHash: some ContiguousBytes, service: (some ContiguousBytes)?, account: (some ContiguousBytes)?,
+        server: (some ContiguousBytes)?, into bytes: inout [UInt8]
     ) {
         bytes.removeAll(keepingCapacity: true)
         bytes.append(tag)
-        bytes.append(UInt8(ascii: "2"))
+        bytes.append(version.rawValue)
         bytes.appendUUID(columns.uuid)
         bytes.appendLengthPrefixedUTF8(columns.itemClass.rawValue)
         bytes.appendLengthPrefixedUTF8(columns.protectionClass.rawValue)
@@ -87,6 +100,7 @@ enum RowBinding {
         appendOptional(service, to: &bytes)
         appendOptional(account, to: &bytes)
         appendOptional(server, to: &bytes)
+        if version == .third { bytes.appendLittleEndian(columns.accessFlags) }
     }
 
     /// A nullable hash column: a presence byte, then the length-prefixed bytes.
@@ -153,9 +167,11 @@ struct StoredRow {
     init(_ row: Row) throws(EngineError) {
         guard let uuid = UUID(bytes: row.unsafeBlob(1)),
             let itemClass = ItemClass(rawValue: row.text(2)),
-            let protectionClass = ProtectionClass(rawValue: row.text(3))
+            let protectionClass = ProtectionClass(rawValue: row.text(3)),
+            let accessFlags = UInt32(exactly: row.integer(17))
         else {
-            throw .decode("the stored item at row \(row.integer(0)) has damaged clear columns")
+            let uuid = UUID(bytes: row.unsafeBlob(1)).map { " (UUID \($0.uuidString))" } ?? ""
+            throw .decode("the stored item at row \(row.integer(0))\(uuid) has damaged clear columns")
         }
         self.rowID = row.integer(0)
         self.uuid = uuid
@@ -165,7 +181,7 @@ struct StoredRow {
         self.isTombstone = row.integer(10) != 0
         self.sequence = row.integer(11)
         self.latestChange = row.isNull(16) ? nil : row.integer(16)
-        self.accessFlags = UInt32(truncatingIfNeeded: row.integer(17))
+        self.accessFlags = accessFlags
         self.row = row
     }
 
@@ -186,19 +202,20 @@ struct StoredRow {
         RowBinding.keyAssociatedData(uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, into: &bytes)
     }
 
-    /// The metadata's or secret's associated data: the second binding, or the first for a legacy row.
-    func sealAssociatedData(_ tag: UInt8, legacy: Bool, into bytes: inout [UInt8]) {
-        guard !legacy else {
+    /// The metadata's or secret's associated data under a binding `version`.
+    func sealAssociatedData(_ tag: UInt8, _ version: RowBinding.Version, into bytes: inout [UInt8]) {
+        guard version != .first else {
             return RowBinding.sealAssociatedData(
                 tag, uuid: uuid, itemClass: itemClass, synchronizable: synchronizable, groupHash: row.unsafeBlob(5),
                 primaryKeyHash: row.unsafeBlob(6), protectionClass: protectionClass, into: &bytes)
         }
         func hash(_ column: Int32) -> UnsafeRawBufferPointer? { row.isNull(column) ? nil : row.unsafeBlob(column) }
         RowBinding.sealAssociatedData(
-            tag,
+            tag, version,
             RowBinding.Columns(
                 uuid: uuid, itemClass: itemClass, protectionClass: protectionClass, synchronizable: synchronizable,
-                isTombstone: isTombstone, sequence: sequence, modificationTime: row.real(12)),
+                isTombstone: isTombstone, sequence: sequence, modificationTime: row.real(12),
+                accessFlags: accessFlags),
             groupHash: row.unsafeBlob(5), primaryKeyHash: row.unsafeBlob(6), service: hash(13), account: hash(14),
             server: hash(15), into: &bytes)
     }

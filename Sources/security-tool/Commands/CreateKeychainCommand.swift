@@ -68,10 +68,19 @@ extension Command {
         if location.directory.deletingLastPathComponent().path == KeychainLocation.namedKeychains.path {
             try makePrivateDirectories(Keychain.defaultDirectory, KeychainLocation.namedKeychains, context: context)
         }
+        // The directories the engine will make for it: a keychain that fails half-way takes them back.
+        var missing: [URL] = []
+        var ancestor = location.directory.deletingLastPathComponent()
+        while ancestor.path != "/", !FileManager.default.fileExists(atPath: ancestor.path) {
+            missing.append(ancestor)
+            ancestor = ancestor.deletingLastPathComponent()
+        }
         // Kept open, so a `security -i` session goes on with the new keychain unlocked, as macOS leaves it.
         if let error = setUp(try session.keychains.creating(location, context: context), passcode: passcode) {
             session.keychains.close(location)
             try? Keychain.delete(in: location.directory)
+            // Innermost first, each only while empty: nothing of the failed keychain stays behind.
+            for directory in missing where rmdir(directory.path) != 0 { break }
             throw .keychain(error, context)
         }
     }

@@ -44,14 +44,23 @@ enum DefaultKeychain {
     }
 
     /// `--user NAME` (a user name or a uid): the default keychain becomes that user's, through keychaind at
-    /// `KEYCHAIN_DAEMON` or the default socket. Only root may, and only through a daemon that answers.
+    /// `KEYCHAIN_DAEMON` or the default socket, where a daemon must answer; with `KEYCHAIN_DAEMON=off`, their
+    /// embedded one, the tool becoming that user (``EmbeddedUser``). Only root may.
     static func select(user argument: String) throws(ToolFailure) {
+        let embedded = ProcessEnvironment.current["KEYCHAIN_DAEMON"] == "off"
         guard geteuid() == 0 else {
+            // Already that user (the dynamic twin, handed a command after root's tool became them): nothing to do.
+            if embedded, try userID(argument) == geteuid() { return }
             throw .failed(
                 status: errSecMissingEntitlement,
                 message: "--user \(argument): only root may use another user's keychain (run security as root)")
         }
         let uid = try userID(argument)
+        if embedded {
+            try EmbeddedUser.become(argument, uid: uid)
+            chosen.withLock { $0 = .some(nil) }
+            return
+        }
         let socketPath = try daemonSocket(for: "--user \(argument): another user's keychain")
         chosen.withLock { $0 = .some(DaemonTarget(socketPath: socketPath, user: uid)) }
     }

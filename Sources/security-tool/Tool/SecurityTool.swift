@@ -126,7 +126,8 @@ enum SecurityTool {
                 -q    Be less verbose.
                 -v    Be more verbose about what's going on.
                 --user name
-                      (root only) Use that user's (name or uid) default keychain, through keychaind.
+                      (root only) Use that user's (name or uid) default keychain, through keychaind;
+                      with KEYCHAIN_DAEMON=off, their embedded one, acting as that user.
             security commands are:
             """)
         HelpListing.print(to: session.console)

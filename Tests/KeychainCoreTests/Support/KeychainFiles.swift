@@ -33,6 +33,21 @@ struct KeychainFiles {
         }
     }
 
+    /// A copy of the keychain `Tests/Fixtures/NAME` (made by an older build) in a temporary directory of its own, with
+    /// a keychain's modes (git checks files out with the umask's).
+    static func fixture(_ name: String) throws -> TemporaryDirectory {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+        let directory = try TemporaryDirectory()
+        try FileManager.default.copyItem(at: source, to: directory.keychain)
+        for name in ["keychain.db", "device.key"] {
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o600], ofItemAtPath: directory.keychain.appendingPathComponent(name).path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.keychain.path)
+        return directory
+    }
+
     /// A second connection to the database, for edits behind the engine's back.
     func rawDatabase() throws -> Database {
         try Database(path: database.path)

@@ -46,16 +46,27 @@ struct SecurityProcess {
             status: result.status, output: String(decoding: result.output, as: UTF8.self), errors: result.errors)
     }
 
+    /// Runs `security arguments…` with `standardError` as the child's standard error (the result's errors are then
+    /// empty).
+    func run(_ arguments: [String], standardError: Int32) throws -> Result {
+        let result = try run(bytes: arguments.map { Array($0.utf8) }, input: [], standardError: standardError)
+        return Result(
+            status: result.status, output: String(decoding: result.output, as: UTF8.self), errors: result.errors)
+    }
+
     /// Runs `security arguments…` with arguments and standard input given as bytes (neither need be UTF-8).
-    /// `standardOutput`, when given, is the child's standard output instead of a pipe (negative: closed); the
-    /// result's output is then empty.
-    func run(bytes arguments: [[UInt8]], input: [UInt8], standardOutput: Int32? = nil) throws -> RawResult {
+    /// `standardOutput` and `standardError`, when given, are the child's instead of pipes (negative: closed); the
+    /// result's output or errors are then empty.
+    func run(
+        bytes arguments: [[UInt8]], input: [UInt8], standardOutput: Int32? = nil, standardError: Int32? = nil
+    ) throws -> RawResult {
         let stdin = try ChildPipe()
         let stdout = try ChildPipe()
         let stderr = try ChildPipe()
         let child = try Spawn.start(
             Self.executable, bytes: arguments, environment: processEnvironment,
-            descriptors: [stdin.reading, standardOutput ?? stdout.writing, stderr.writing], controllingTerminal: nil)
+            descriptors: [stdin.reading, standardOutput ?? stdout.writing, standardError ?? stderr.writing],
+            controllingTerminal: nil)
         stdin.closeReading()
         stdout.closeWriting()
         stderr.closeWriting()
