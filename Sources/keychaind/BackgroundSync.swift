@@ -32,7 +32,8 @@ final class BackgroundSync: Sendable {
                 followers[uid] = try device.follow(interval: interval) { result in
                     if case .failure(let error) = result { log("sync of user \(uid)'s keychain: \(error)") }
                 }
-                log("syncing user \(uid)'s keychain through \(url)")
+                // The URL may hold a PostgreSQL password: the journal never sees it.
+                log("syncing user \(uid)'s keychain through \(PostgresStore.hidingPassword(url))")
             } catch {
                 log("sync of user \(uid)'s keychain cannot start: \(error)")
             }

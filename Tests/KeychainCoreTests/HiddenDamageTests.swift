@@ -103,7 +103,8 @@ struct HiddenDamageTests {
             NewItem(
                 itemClass: .genericPassword,
                 attributes: genp("a", [.accessControl: try AccessConstraint(flags: flags).attributeValue]),
-                data: Data("one".utf8), authentication: ItemAuthentication(applicationPassword: try Passcode(copying: "pw"))),
+                data: Data("one".utf8),
+                authentication: ItemAuthentication(applicationPassword: try Passcode(copying: "pw"))),
             for: app)
         try edit(keychain, "UPDATE items SET acl = 0 WHERE uuid = ?", item.persistentReference)
         let reopened = try keychain.reopen()

@@ -126,7 +126,7 @@ struct LockedChangeStreamTests {
         let eraser = try Engine(
             storage: .directory(directory),
             options: EngineOptions(passcodeCost: .minimum, now: { clock.withLock { $0 } }))
-        try eraser.setEraseAfter(failures: 6)
+        try eraser.setEraseAfter(failures: 6, passcode: "1234")
         for attempt in 1...6 {
             #expect(throws: EngineError.self) { try eraser.unlock(passcode: "wrong") }
             if attempt == 5 { clock.withLock { $0 += 3600 } }

@@ -5,7 +5,7 @@ extension SyncDevice {
     /// Makes the keychain show what the replica says, for every sync item: deleted items go, each live item's
     /// winning version is written, and of two live items with one primary key only the lower UUID is shown (the
     /// other is kept as history). Returns how many local items changed.
-    func applyReplica(_ trust: TrustState, problems: inout [String]) throws(SyncError) -> Int {
+    func applyReplica(_ trust: TrustState, bounds: ClockBounds, problems: inout [String]) throws(SyncError) -> Int {
         var applied = 0
         var byItem: [String: [SyncDatabase.StoredEntry]] = [:]
         for entry in try state.entries(kinds: [.item, .tombstone])
@@ -15,7 +15,8 @@ extension SyncDevice {
         var states = try state.items()
         var opened: [UUID: ItemContent] = [:]
         for (subject, entries) in byItem {
-            guard let uuid = UUID(uuidString: subject), let resolution = ItemResolution.resolve(entries) else {
+            guard let uuid = UUID(uuidString: subject), let resolution = ItemResolution.resolve(entries, bounds: bounds)
+            else {
                 continue
             }
             var item =
@@ -148,7 +149,8 @@ extension SyncDevice {
         }
     }
 
-    /// Opens a stored item version with its epoch's keys.
+    /// Opens a stored item version with its epoch's keys, and refuses one outside sync's scope or sealed under the
+    /// wrong class key.
     func open(_ stored: SyncDatabase.StoredEntry) throws(SyncError) -> ItemContent {
         let name = RecordName.log(stored.author, stored.sequence)
         let entry = try SignedRecord.unverifiedBody(LogEntry.self, stored.bytes, name: name)
@@ -159,6 +161,19 @@ extension SyncDevice {
             throw SyncError(
                 .notTrusted, "the record \(name) is sealed under epoch \(epoch), not shared with this device")
         }
-        return try ItemSealing.open(version, keys: keys, author: entry.author, clock: entry.clock)
+        let content = try ItemSealing.open(version, keys: keys, author: entry.author, clock: entry.clock)
+        // Its author's build decided what to send; this device decides what it takes.
+        if let reason = SyncScope.reasonExcluded(content.itemClass, content.attributes) {
+            throw SyncError(.notTrusted, "the version of item \(version.uuid) in \(name) does not sync: \(reason)")
+        }
+        // An `ak` item sealed under the `ck` key would open whenever the keychain has been unlocked once.
+        guard version.keyClass == content.keyClass else {
+            throw SyncError(
+                .notTrusted,
+                "the version of item \(version.uuid) in \(name) is sealed under the "
+                    + "\(version.keyClass?.rawValue ?? "missing") key but its accessibility needs the "
+                    + "\(content.keyClass.rawValue) key")
+        }
+        return content
     }
 }

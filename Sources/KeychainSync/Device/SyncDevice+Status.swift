@@ -12,7 +12,8 @@ extension SyncDevice {
             for item in items where !item.isDead && item.winnerAuthor == nil { pending += 1 }
             return SyncStatus(
                 deviceID: deviceID, deviceName: identity.name, membership: membership(in: trust),
-                storeURL: try state.text(Meta.storeURL) ?? "", circleCode: circleCode(trust),
+                storeURL: PostgresStore.hidingPassword(try state.text(Meta.storeURL) ?? ""),
+                circleCode: circleCode(trust),
                 epoch: epochKeys.keys.max()?.number ?? 0,
                 memberCount: trust.members.count, itemCount: items.filter { $0.localUUID != nil }.count,
                 pendingCount: pending, feedCursor: try state.integer(Meta.feedCursor) ?? 0, clock: clock)
@@ -62,10 +63,8 @@ extension SyncDevice {
                     !($0.author == item.winnerAuthor && $0.sequence == item.winnerSequence)
                 }
             }
-            losers.sort {
-                VersionKey(clock: $0.clock, author: $0.author, sequence: $0.sequence)
-                    > VersionKey(clock: $1.clock, author: $1.author, sequence: $1.sequence)
-            }
+            let bounds = try clockBounds(try trust())
+            losers.sort { VersionKey($0, bounds: bounds) > VersionKey($1, bounds: bounds) }
             var result: [SyncHistoryEntry] = []
             for loser in losers.prefix(options.historyDepth) {
                 guard let content = try? open(loser), let subject = loser.subject, let uuid = UUID(uuidString: subject)

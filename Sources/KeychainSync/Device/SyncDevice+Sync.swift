@@ -23,8 +23,9 @@ extension SyncDevice {
             currentEpoch = trust.currentEpoch
             report.sent += try shareMissingKeys(trust)
             report.sent += try pushLocalChanges(problems: &report.problems)
-            report.applied += try applyReplica(trust, problems: &report.problems)
-            report.sent += try acknowledgeTombstones(trust)
+            let bounds = try clockBounds(trust)
+            report.applied += try applyReplica(trust, bounds: bounds, problems: &report.problems)
+            report.sent += try acknowledge(trust, bounds: bounds)
             report.sent += try compact(trust)
             return report
         }

@@ -3,8 +3,9 @@ import KeychainCore
 
 extension SyncDevice {
     /// Writes an acknowledgment when this device has read tombstones of other devices that its last one did not
-    /// cover: how far it has read each log (every sequence up to the cursor read, or deleted by a compaction).
-    func acknowledgeTombstones(_ trust: TrustState) throws(SyncError) -> Int {
+    /// cover, or a version it finds dated too far ahead (``ClockBounds``): how far it has read each log (every
+    /// sequence up to the cursor read, or deleted by a compaction), at what time.
+    func acknowledge(_ trust: TrustState, bounds: ClockBounds) throws(SyncError) -> Int {
         let cursors = try readCursors()
         let previous = try latestAcknowledgments()[deviceID] ?? [:]
         let uncovered = try state.entries(kinds: [.tombstone]).contains { tombstone in
@@ -12,7 +13,9 @@ extension SyncDevice {
                 && tombstone.sequence <= (cursors[tombstone.author] ?? 0)
                 && tombstone.sequence > (previous[tombstone.author] ?? 0)
         }
-        guard uncovered else { return 0 }
+        if !uncovered {
+            guard try owesClockVerdict(trust, bounds: bounds) else { return 0 }
+        }
         try append(.acknowledgment) { entry in entry.cursors = cursors }
         return 1
     }
@@ -87,7 +90,7 @@ extension SyncDevice {
 
     /// How far this device has read each log: for each author, the highest sequence up to which every entry is in
     /// the replica or was deleted by one of the author's compactions.
-    private func readCursors() throws(SyncError) -> [String: Int64] {
+    func readCursors() throws(SyncError) -> [String: Int64] {
         var covered = try state.sequences()
         for compaction in try decoded(.compaction) {
             covered[compaction.author, default: []].formUnion(compaction.removed ?? [])

@@ -94,7 +94,10 @@ public final class SyncDevice: @unchecked Sendable {
             directory: directory, backend: backend, store: store, storeURL: storeURL, name: name, options: options
         ) { (device, hasCircle) throws(SyncError) in
             guard !hasCircle else {
-                throw SyncError(.circle, "the store \(storeURL) holds a sync circle already: join it with sync-join")
+                throw SyncError(
+                    .circle,
+                    "the store \(PostgresStore.hidingPassword(storeURL)) holds a sync circle already: join it with sync-join"
+                )
             }
             try device.publishIdentity()
             let (keys, definition) = try EpochKeys.create(EpochID(number: 1, creator: device.deviceID))
@@ -128,7 +131,10 @@ public final class SyncDevice: @unchecked Sendable {
             directory: directory, backend: backend, store: store, storeURL: storeURL, name: name, options: options
         ) { (device, hasCircle) throws(SyncError) in
             guard hasCircle else {
-                throw SyncError(.circle, "the store \(storeURL) holds no sync circle: create one with sync-init")
+                throw SyncError(
+                    .circle,
+                    "the store \(PostgresStore.hidingPassword(storeURL)) holds no sync circle: create one with sync-init"
+                )
             }
             if let expected { try device.state.setText(expected, for: Meta.expectedCircle) }
             try device.publishIdentity()

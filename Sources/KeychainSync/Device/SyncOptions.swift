@@ -47,7 +47,7 @@ public struct SyncStatus: Sendable, Equatable, Codable {
     public var deviceName: String
     /// Where it stands in the circle.
     public var membership: SyncMembership
-    /// The store's URL.
+    /// The store's URL, any password in it hidden (`***`): status is shown and logged.
     public var storeURL: String
     /// The circle's code (the join code of the device that created it), to give `sync-join --circle` on a new
     /// device; empty before this device has seen the circle.

@@ -73,10 +73,13 @@ enum ItemSealing {
     /// Payloads are padded to a multiple of this, so a record shows only a bucket of the item's size.
     static let bucket = 256
 
+    /// Seals `content` under the class key its accessibility needs (or `keyClass`: tests seal under the wrong one
+    /// to see a receiver refuse it).
     static func seal(
-        _ content: ItemContent, uuid: UUID, keys: EpochKeys, author: String, clock: HybridTime
+        _ content: ItemContent, uuid: UUID, keys: EpochKeys, author: String, clock: HybridTime,
+        under keyClass: SyncKeyClass? = nil
     ) throws(SyncError) -> SealedVersion {
-        let keyClass = content.keyClass
+        let keyClass = keyClass ?? content.keyClass
         let json: Data
         do {
             json = try JSONEncoder().encode(content)

@@ -205,10 +205,17 @@ final class SyncDatabase {
         return result
     }
 
-    /// The entries of the given kinds (all without kinds), optionally of one subject, ordered by author, sequence.
-    func entries(kinds: [LogEntry.Kind] = [], subject: String? = nil) throws(SyncError) -> [StoredEntry] {
+    /// The entries of the given kinds (all without kinds), optionally of one subject or only those dated after
+    /// `clockAbove`, ordered by author, sequence.
+    func entries(
+        kinds: [LogEntry.Kind] = [], subject: String? = nil, clockAbove: HybridTime? = nil
+    ) throws(SyncError) -> [StoredEntry] {
         var conditions: [String] = []
         var bindings: [SQLValue] = []
+        if let clockAbove {
+            conditions.append("clock > ?")
+            bindings.append(.integer(clockAbove.rawValue))
+        }
         if !kinds.isEmpty {
             conditions.append("kind IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))")
             bindings += kinds.map { .text($0.rawValue) }

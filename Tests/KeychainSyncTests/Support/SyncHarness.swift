@@ -47,13 +47,16 @@ final class TestClock: Sendable {
 /// One device of a test circle: a keychain directory, its engine, its sync device, its view of the store.
 final class TestDevice {
     let directory: URL
-    let clock = TestClock()
+    /// The wall clock its engine and sync device read (found by review: each device once had a clock of its own that
+    /// nothing read, so the skewed-clock scenarios ran on the true time).
+    let clock: TestClock
     let view: DelayedView
     private(set) var engine: Engine
     private(set) var sync: SyncDevice
 
-    init(directory: URL, engine: Engine, sync: SyncDevice, view: DelayedView) {
+    init(directory: URL, clock: TestClock, engine: Engine, sync: SyncDevice, view: DelayedView) {
         self.directory = directory
+        self.clock = clock
         self.engine = engine
         self.sync = sync
         self.view = view
@@ -204,7 +207,7 @@ final class TestCircle {
             : try SyncDevice.join(
                 directory: directory, backend: engine, store: view, storeURL: url, name: name,
                 options: TestDevice.syncOptions(clock))
-        let device = TestDevice(directory: directory, engine: engine, sync: sync, view: view)
+        let device = TestDevice(directory: directory, clock: clock, engine: engine, sync: sync, view: view)
         return device
     }
 
