@@ -58,4 +58,46 @@ struct DaemonSyncTests {
         #expect(after > before, "the daemon wrote nothing to the store; its log: \(daemon.log)")
         #expect(daemon.log.contains("syncing user \(getuid())'s keychain"))
     }
+
+    /// Issue 21, item 10: the daemon logged the store's URL as it was set up, a PostgreSQL password included, into
+    /// the journal every local user may read on many systems.
+    @Test(
+        "The daemon's log names a PostgreSQL store with its password hidden",
+        .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason ?? "")))
+    func logHidesPassword() async throws {
+        let daemon = try DaemonProcess()
+        let server = try PostgresServer()
+        // The cluster's socket directory is its owner's alone; the daemon's user needs to reach the socket in it.
+        let components = try #require(URLComponents(string: server.url))
+        let socketDirectory = try #require(components.queryItems?.first { $0.name == "host" }?.value)
+        chmod(socketDirectory, 0o711)
+        let password = "hunter2-\(UUID().uuidString)"
+        let url = server.url.replacingOccurrences(of: "keychain@", with: "keychain:\(password)@")
+        #expect(url.contains(password))
+        let identity = try ApplicationIdentity(applicationIdentifier: "TEAM.a")
+        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
+            Keychain(service: "api", identity: identity)
+        }
+        try await keychain.set("local", for: "warm-up")
+        let directory = daemon.keychainDirectory(of: getuid())
+        let setUp = try daemon.asDaemonUser([
+            BuiltExecutable.named("security").path, "sync-init", "--store", url, "--device", "daemon",
+        ])
+        let created = try StressProcess.runExecutable(
+            URL(fileURLWithPath: setUp[0]), Array(setUp.dropFirst()),
+            setting: ["KEYCHAIN_DAEMON": "off", "KEYCHAIN_HOME": directory.path])
+        try #require(created.status == 0, "sync-init as the daemon's user: \(created.errors)")
+        #expect(!created.output.contains(password) && !created.errors.contains(password))
+        let statusCommand = try daemon.asDaemonUser([BuiltExecutable.named("security").path, "sync-status", "--json"])
+        let status = try StressProcess.runExecutable(
+            URL(fileURLWithPath: statusCommand[0]), Array(statusCommand.dropFirst()),
+            setting: ["KEYCHAIN_DAEMON": "off", "KEYCHAIN_HOME": directory.path])
+        #expect(!status.output.contains(password), "sync-status shows the password: \(status.output)")
+        try daemon.restart()
+        for _ in 0..<100 where !daemon.log.contains("syncing user") {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(daemon.log.contains("syncing user \(getuid())'s keychain through postgresql://keychain:***@"))
+        #expect(!daemon.log.contains(password), "the daemon's log holds the store's password: \(daemon.log)")
+    }
 }
