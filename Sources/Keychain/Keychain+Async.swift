@@ -69,6 +69,18 @@ extension Keychain {
         try await offload { keychain throws(KeychainError) in try keychain.update(item, secret: secret) }
     }
 
+    /// Adds a generic password or writes over the one with its key; see `addOrUpdate(_:secret:)`.
+    @discardableResult
+    public func addOrUpdate(_ item: GenericPassword, secret: Data) async throws(KeychainError) -> GenericPassword {
+        try await offload { keychain throws(KeychainError) in try keychain.addOrUpdate(item, secret: secret) }
+    }
+
+    /// Adds an internet password or writes over the one with its key; see `addOrUpdate(_:secret:)`.
+    @discardableResult
+    public func addOrUpdate(_ item: InternetPassword, secret: Data) async throws(KeychainError) -> InternetPassword {
+        try await offload { keychain throws(KeychainError) in try keychain.addOrUpdate(item, secret: secret) }
+    }
+
     /// Removes a generic password; see `remove(_:)`.
     @discardableResult
     public func remove(_ item: GenericPassword) async throws(KeychainError) -> Bool {

@@ -50,4 +50,9 @@ extension Keychain {
     public func lock() async throws(KeychainError) {
         try await offload { keychain throws(KeychainError) in try keychain.lock() }
     }
+
+    /// Checks every item and the keychain's own records; see `verify()`.
+    public func verify() async throws(KeychainError) -> KeychainVerification {
+        try await offload { keychain throws(KeychainError) in try keychain.verify() }
+    }
 }

@@ -46,4 +46,33 @@ extension Keychain {
             throw KeychainError(error, doing: "cannot delete the keychain in \(directory.path)")
         }
     }
+
+    /// Creates a keychain in `directory` off the caller's executor; see
+    /// ``create(service:in:identity:passcodeHashing:)``.
+    public static func create(
+        service: String, in directory: URL, identity: ApplicationIdentity? = nil,
+        passcodeHashing: PasscodeHashing = .standard
+    ) async throws(KeychainError) -> Keychain {
+        try await offloadFileWork { () throws(KeychainError) -> Keychain in
+            try create(service: service, in: directory, identity: identity, passcodeHashing: passcodeHashing)
+        }
+    }
+
+    /// Deletes the keychain in `directory` off the caller's executor; see ``delete(in:)``.
+    public static func delete(in directory: URL) async throws(KeychainError) {
+        try await offloadFileWork { () throws(KeychainError) in try delete(in: directory) }
+    }
+
+    /// Runs blocking file work on a global queue, so neither an actor nor the cooperative pool waits on the disk.
+    private static func offloadFileWork<Output: Sendable>(
+        _ work: @escaping @Sendable () throws(KeychainError) -> Output
+    ) async throws(KeychainError) -> Output {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Output, KeychainError>, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(KeychainError) -> Output in try work() })
+            }
+        }
+        return try result.get()
+    }
 }

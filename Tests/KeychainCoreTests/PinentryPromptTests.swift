@@ -200,11 +200,7 @@ import Testing
     /// The system's pinentry-curses (Debian's `pinentry-curses`), drawing its dialog on a pseudo-terminal that
     /// `GPG_TTY` names, as it would on the user's terminal: `keys` typed there; the outcome.
     private func askSystemPinentryCurses(typing keys: String) throws -> SecretPromptOutcome? {
-        let program = "/usr/bin/pinentry-curses"
-        guard FileManager.default.isExecutableFile(atPath: program) else {
-            print("skipped: \(program) is not installed (Debian package pinentry-curses)")
-            return nil
-        }
+        let program = Self.pinentryCurses
         let terminal = try PseudoTerminal()
         let environment = [
             "PINENTRY_PROGRAM": program, "PATH": "/usr/bin:/bin", "GPG_TTY": terminal.slavePath, "TERM": "vt100",
@@ -226,12 +222,17 @@ import Testing
         return result.withLock { $0 }
     }
 
-    @Test func theSystemsPinentryCursesTakesThePINTypedOnItsTerminal() throws {
+    static let pinentryCurses = "/usr/bin/pinentry-curses"
+    static let hasPinentryCurses = FileManager.default.isExecutableFile(atPath: pinentryCurses)
+
+    @Test(.enabled(if: hasPinentryCurses, "skipped: /usr/bin/pinentry-curses is not installed (pinentry-curses)"))
+    func theSystemsPinentryCursesTakesThePINTypedOnItsTerminal() throws {
         guard let outcome = try askSystemPinentryCurses(typing: "s3cret pin\r") else { return }
         #expect(entered(outcome) == Array("s3cret pin".utf8), "\(outcome)")
     }
 
-    @Test func theSystemsPinentryCursesCanceledWithItsCancelButtonIsCanceled() throws {
+    @Test(.enabled(if: hasPinentryCurses, "skipped: /usr/bin/pinentry-curses is not installed (pinentry-curses)"))
+    func theSystemsPinentryCursesCanceledWithItsCancelButtonIsCanceled() throws {
         // Tab to <OK>, Tab to <Cancel>, Return: pinentry answers ERR 83886179 (GPG_ERR_CANCELED from pinentry).
         guard let outcome = try askSystemPinentryCurses(typing: "\t\t\r") else { return }
         guard case .canceled = outcome else {

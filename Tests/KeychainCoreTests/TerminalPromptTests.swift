@@ -171,11 +171,11 @@ import Testing
         #expect(try pinentry.commands().contains("SETDESC prompt-probe wants to use your keychain: Read the token"))
     }
 
-    @Test func theSystemsPinentryWithoutATerminalOrDisplaySaysWhyRatherThanHang() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pinentry") else {
-            print("skipped: /usr/bin/pinentry is not installed (Debian package pinentry-curses)")
-            return
-        }
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pinentry"),
+            "skipped: /usr/bin/pinentry is not installed (Debian package pinentry-curses)"))
+    func theSystemsPinentryWithoutATerminalOrDisplaySaysWhyRatherThanHang() throws {
         let process = try probe.start("system", environment: ["PATH": "/usr/bin:/bin"])
         let outcome = try probe.outcome(of: process)
         #expect(outcome["outcome"] as? String == "unavailable")

@@ -106,7 +106,9 @@ struct PostgresStoreTests {
             let host = query.first(where: { $0.name == "host" })?.value, host.hasPrefix("/"),
             let database = query.last(where: { $0.name == "dbname" })?.value
         else {
-            print("socketDirectoryAsEncodedHost: skipped, the server's URL names no socket directory: \(fixture.url)")
+            // The fixtures' servers always listen on a socket directory (scripts/postgres-test-server); a URL
+            // without one is a broken fixture, not a reason to skip.
+            Issue.record("the server's URL names no socket directory: \(fixture.url)")
             return
         }
         let encoded = host.replacingOccurrences(of: "/", with: "%2F")

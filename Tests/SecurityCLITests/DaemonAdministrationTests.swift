@@ -43,12 +43,12 @@ struct DaemonAdministrationTests {
         #expect(try tool.run(["--user"]).status == 2)
     }
 
-    @Test("Run by another user than root, --user and register-app are refused before anything is sent")
+    @Test(
+        "Run by another user than root, --user and register-app are refused before anything is sent",
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "skipped: needs root and setpriv to run security as uid 65534"))
     func refusedForOtherUsers() throws {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            print("DaemonAdministrationTests: skipped: needs root and setpriv to run security as uid 65534")
-            return
-        }
         let daemon = try DaemonProcess()
         for arguments in [
             ["--user", "0", "show-keychain-info"],
