@@ -142,7 +142,8 @@ struct SyncVerbTests {
 
     @Test(
         "systemd-analyze verify accepts the agent's user unit",
-        .enabled(if: SyncVerbTests.analyze != nil, "skipped: systemd-analyze is not installed (apt-get install systemd)"))
+        .enabled(
+            if: SyncVerbTests.analyze != nil, "skipped: systemd-analyze is not installed (apt-get install systemd)"))
     func unitVerifies() throws {
         let text = try Self.unitText()
         let analyze = try #require(Self.analyze)
