@@ -55,6 +55,20 @@ extension TemporaryMount {
     /// Empties the file system, then fills all but `free` kilobytes of its `size` with one file, `fill`.
     public func fill(leaving free: Int, of size: Int) throws {
         for name in try entries() { try FileManager.default.removeItem(at: url.appendingPathComponent(name)) }
-        try Data(count: max(0, size - free) * 1024).write(to: url.appendingPathComponent("fill"))
+        // A page at a time, stopping at ENOSPC: a tmpfs's own overhead can make the last page not fit, and a
+        // file system that is full is what `free` 0 asks for anyway.
+        let path = url.appendingPathComponent("fill").path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let page = [UInt8](repeating: 0, count: 4096)
+        var remaining = max(0, size - free) * 1024
+        while remaining > 0 {
+            let written = page.withUnsafeBytes { write(descriptor, $0.baseAddress, min(remaining, page.count)) }
+            if written < 0 && errno == EINTR { continue }
+            if written < 0 && errno == ENOSPC { return }
+            guard written > 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+            remaining -= written
+        }
     }
 }

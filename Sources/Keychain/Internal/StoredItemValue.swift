@@ -65,6 +65,10 @@ extension StoredItemValue {
         }
         var attributes = primaryKeyAttributes
         attributes[.accessGroup] = accessGroup.map { .string($0) }
+        attributes[.itemDescription] = itemDescription.map { .string($0) }
+        attributes[.comment] = comment.map { .string($0) }
+        attributes[.creator] = creator.map { .integer(Int64($0)) }
+        attributes[.type] = type.map { .integer(Int64($0)) }
         return ItemQuery(
             itemClass: Self.itemClass, attributes: attributes, synchronizable: SynchronizableFilter(isSynchronizable))
     }
@@ -117,6 +121,10 @@ protocol StoredItemQuery: Sendable {
     var accessibility: Accessibility? { get }
     var accessGroup: String? { get }
     var synchronizable: Bool? { get }
+    var itemDescription: String? { get }
+    var comment: String? { get }
+    var creator: UInt32? { get }
+    var type: UInt32? { get }
 }
 
 extension StoredItemQuery {
@@ -126,6 +134,10 @@ extension StoredItemQuery {
         attributes[.label] = label.map { .string($0) }
         attributes[.accessible] = accessibility.map { .string($0.rawValue) }
         attributes[.accessGroup] = accessGroup.map { .string($0) }
+        attributes[.itemDescription] = itemDescription.map { .string($0) }
+        attributes[.comment] = comment.map { .string($0) }
+        attributes[.creator] = creator.map { .integer(Int64($0)) }
+        attributes[.type] = type.map { .integer(Int64($0)) }
         return ItemQuery(
             itemClass: Value.itemClass, attributes: attributes,
             synchronizable: synchronizable.map(SynchronizableFilter.init) ?? .any)

@@ -77,6 +77,16 @@ public struct GenericPassword: Sendable, Hashable, Codable {
         public var accessGroup: String?
         /// `false` for local items (the default, as Apple's), `true` for synchronizable ones, `nil` for both.
         public var synchronizable: Bool?
+        /// The generic attribute, or `nil` for any.
+        public var generic: Data?
+        /// The description (kind, `kSecAttrDescription`), or `nil` for any.
+        public var itemDescription: String?
+        /// The comment, or `nil` for any.
+        public var comment: String?
+        /// The creator code, or `nil` for any.
+        public var creator: UInt32?
+        /// The type code, or `nil` for any.
+        public var type: UInt32?
 
         /// Creates a query; with no arguments it matches every local generic password the caller can see.
         public init(
@@ -121,6 +131,7 @@ extension GenericPassword.Query: StoredItemQuery {
         var attributes = ItemAttributes()
         attributes[.account] = account.map { .string($0) }
         attributes[.service] = service.map { .string($0) }
+        attributes[.generic] = generic.map { .data($0) }
         return attributes
     }
 }

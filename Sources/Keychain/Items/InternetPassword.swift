@@ -100,6 +100,14 @@ public struct InternetPassword: Sendable, Hashable, Codable {
         public var accessGroup: String?
         /// `false` for local items (the default, as Apple's), `true` for synchronizable ones, `nil` for both.
         public var synchronizable: Bool?
+        /// The description (kind, `kSecAttrDescription`), or `nil` for any.
+        public var itemDescription: String?
+        /// The comment, or `nil` for any.
+        public var comment: String?
+        /// The creator code, or `nil` for any.
+        public var creator: UInt32?
+        /// The type code, or `nil` for any.
+        public var type: UInt32?
 
         /// Creates a query; with no arguments it matches every local internet password the caller can see.
         public init(

@@ -16,13 +16,15 @@ extension GenericPassword: PasswordItemOptions {
 
     /// `-a` account, `-s` service, `-l` label, `-G` generic attribute, `--access-group`, and the shared ones.
     static func criteria(from arguments: ParsedArguments) throws(ToolFailure) -> ItemCriteria<GenericPassword> {
-        let query = Query(
+        var query = Query(
             account: arguments.value("a"), service: arguments.value("s"), label: arguments.value("l"),
             accessGroup: try ItemOptions.accessGroupValue(arguments), synchronizable: nil)
-        var checks: [(GenericPassword) -> Bool] = []
-        if let generic = arguments.value("G").map({ Data($0.utf8) }) { checks.append { $0.generic == generic } }
-        return try ItemCriteria(
-            query: query, classChecks: checks,
-            hasClassCriteria: arguments.has("a") || arguments.has("s") || !checks.isEmpty, arguments: arguments)
+        query.generic = arguments.value("G").map { Data($0.utf8) }
+        let shared = try SharedTerms(arguments)
+        query.itemDescription = shared.kind
+        query.comment = shared.comment
+        query.creator = shared.creator
+        query.type = shared.type
+        return ItemCriteria(query: query, hasClassCriteria: "asG".contains { arguments.has($0) }, arguments: arguments)
     }
 }

@@ -19,14 +19,19 @@ extension InternetPassword: PasswordItemOptions {
 
     /// The same attributes as `new(from:)` matches (none required), `--access-group`, and the shared ones.
     static func criteria(from arguments: ParsedArguments) throws(ToolFailure) -> ItemCriteria<InternetPassword> {
-        let query = Query(
+        var query = Query(
             account: arguments.value("a"), server: arguments.value("s"),
             protocol: try ItemOptions.fourCharacterText(arguments, "r").map(InternetProtocol.init(rawValue:)),
             authenticationType: try ItemOptions.fourCharacterText(arguments, "t").map(AuthenticationType.init),
             port: try ItemOptions.port(arguments), path: arguments.value("p"), securityDomain: arguments.value("d"),
             label: arguments.value("l"), accessGroup: try ItemOptions.accessGroupValue(arguments),
             synchronizable: nil)
+        let shared = try SharedTerms(arguments)
+        query.itemDescription = shared.kind
+        query.comment = shared.comment
+        query.creator = shared.creator
+        query.type = shared.type
         let given = "asrtPpd".contains { arguments.has($0) }
-        return try ItemCriteria(query: query, classChecks: [], hasClassCriteria: given, arguments: arguments)
+        return ItemCriteria(query: query, hasClassCriteria: given, arguments: arguments)
     }
 }

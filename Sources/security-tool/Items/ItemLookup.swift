@@ -9,7 +9,7 @@ enum ItemLookup {
         _ criteria: ItemCriteria<Item>, in location: KeychainLocation, _ session: ToolSession
     ) throws(ToolFailure) -> [Item] {
         try reading(location, session, context: searchContext) { (keychain) throws(KeychainError) -> [Item] in
-            try Item.items(matching: criteria.query, in: keychain).filter(criteria.matches).sorted(by: listsBefore)
+            try Item.items(matching: criteria.query, in: keychain).sorted(by: listsBefore)
         }
     }
 
@@ -33,8 +33,7 @@ enum ItemLookup {
                 for index in found.indices { found[index].secret.resetBytes(in: 0..<found[index].secret.count) }
                 return nil
             }
-            let first = found.indices.filter { criteria.matches(found[$0].item) }
-                .min { listsBefore(found[$0].item, found[$1].item) }
+            let first = found.indices.min { listsBefore(found[$0].item, found[$1].item) }
             // The chosen secret leaves the list (so the caller holds its only copy, and can overwrite it); the
             // others are overwritten before they are let go.
             var chosen: (item: Item, secret: Data, location: KeychainLocation)?
