@@ -21,23 +21,13 @@ struct DaemonSyncTests {
     @Test("A keychain set up for sync is synced by the daemon in the background after a restart")
     func backgroundSync() async throws {
         let daemon = try DaemonProcess()
-        let identity = try ApplicationIdentity(applicationIdentifier: "TEAM.a")
-        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
-            Keychain(service: "api", identity: identity)
-        }
-        try await keychain.set("local", for: "warm-up")
+        let keychain = try await Self.warmKeychain(daemon)
         // The store is a folder the daemon's user may write, as a deployment would give it.
         let storeDirectory = try TemporaryDirectory()
         let owner = try #require(daemon.deployedUser)
         chown(storeDirectory.url.path, owner.uid, owner.gid)
         let url = "file://" + storeDirectory.url.path
-        let directory = daemon.keychainDirectory(of: getuid())
-        let setUp = try daemon.asDaemonUser([
-            BuiltExecutable.named("security").path, "sync-init", "--store", url, "--device", "daemon",
-        ])
-        let created = try StressProcess.runExecutable(
-            URL(fileURLWithPath: setUp[0]), Array(setUp.dropFirst()),
-            setting: ["KEYCHAIN_DAEMON": "off", "KEYCHAIN_HOME": directory.path])
+        let created = try Self.runSecurity(daemon, ["sync-init", "--store", url, "--device", "daemon"])
         try #require(created.status == 0, "sync-init as the daemon's user: \(created.errors)")
         try daemon.restart()
         let store = try SyncStores.open(url: url)
@@ -74,24 +64,11 @@ struct DaemonSyncTests {
         let password = "hunter2-\(UUID().uuidString)"
         let url = server.url.replacingOccurrences(of: "keychain@", with: "keychain:\(password)@")
         #expect(url.contains(password))
-        let identity = try ApplicationIdentity(applicationIdentifier: "TEAM.a")
-        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
-            Keychain(service: "api", identity: identity)
-        }
-        try await keychain.set("local", for: "warm-up")
-        let directory = daemon.keychainDirectory(of: getuid())
-        let setUp = try daemon.asDaemonUser([
-            BuiltExecutable.named("security").path, "sync-init", "--store", url, "--device", "daemon",
-        ])
-        let created = try StressProcess.runExecutable(
-            URL(fileURLWithPath: setUp[0]), Array(setUp.dropFirst()),
-            setting: ["KEYCHAIN_DAEMON": "off", "KEYCHAIN_HOME": directory.path])
+        _ = try await Self.warmKeychain(daemon)
+        let created = try Self.runSecurity(daemon, ["sync-init", "--store", url, "--device", "daemon"])
         try #require(created.status == 0, "sync-init as the daemon's user: \(created.errors)")
         #expect(!created.output.contains(password) && !created.errors.contains(password))
-        let statusCommand = try daemon.asDaemonUser([BuiltExecutable.named("security").path, "sync-status", "--json"])
-        let status = try StressProcess.runExecutable(
-            URL(fileURLWithPath: statusCommand[0]), Array(statusCommand.dropFirst()),
-            setting: ["KEYCHAIN_DAEMON": "off", "KEYCHAIN_HOME": directory.path])
+        let status = try Self.runSecurity(daemon, ["sync-status", "--json"])
         #expect(!status.output.contains(password), "sync-status shows the password: \(status.output)")
         try daemon.restart()
         for _ in 0..<100 where !daemon.log.contains("syncing user") {
@@ -99,5 +76,26 @@ struct DaemonSyncTests {
         }
         #expect(daemon.log.contains("syncing user \(getuid())'s keychain through postgresql://keychain:***@"))
         #expect(!daemon.log.contains(password), "the daemon's log holds the store's password: \(daemon.log)")
+    }
+
+    /// A keychain of this user's through `daemon`, written once so that the daemon has made its directory.
+    private static func warmKeychain(_ daemon: DaemonProcess) async throws -> Keychain {
+        let identity = try ApplicationIdentity(applicationIdentifier: "TEAM.a")
+        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
+            Keychain(service: "api", identity: identity)
+        }
+        try await keychain.set("local", for: "warm-up")
+        return keychain
+    }
+
+    /// Runs `security arguments…` as the daemon's user on the daemon's copy of this user's keychain, as the README
+    /// says root sets sync up.
+    private static func runSecurity(
+        _ daemon: DaemonProcess, _ arguments: [String]
+    ) throws -> (status: Int32, output: String, errors: String) {
+        let command = try daemon.asDaemonUser([BuiltExecutable.named("security").path] + arguments)
+        return try StressProcess.runExecutable(
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()),
+            setting: ["KEYCHAIN_DAEMON": "off", "KEYCHAIN_HOME": daemon.keychainDirectory(of: getuid()).path])
     }
 }
