@@ -55,7 +55,7 @@ struct TrustTests {
     func madeUpCircle() throws {
         let real = try TestCircle(.memory, devices: 1)
         let circleCode = try real.devices[0].sync.status().circleCode
-        #expect(circleCode == real.devices[0].sync.joinCode)
+        #expect(circleCode == real.devices[0].sync.circleCode)
         // The store shows the new device a circle of its own making, whose founder approves anyone.
         let fake = try TestCircle(.memory, devices: 1)
         let directory = fake.temporary.url.appendingPathComponent("joiner", isDirectory: true)

@@ -124,13 +124,32 @@ extension SyncDevice {
             }
         }
         let pinned = try state.text(Meta.founder)
-        let trust = TrustState(decoded, founder: pinned)
-        // Once this device belongs to a circle, its founder is pinned: a genesis the store makes up later, however
-        // early its clock, founds nothing (found by review: a store could take the circle over).
-        if pinned == nil, let founder = trust.founder, trust.members[deviceID] != nil {
+        let expected = try state.text(Meta.expectedCircle).flatMap { $0.isEmpty ? nil : $0 }
+        // A device told the circle's code founds its view on the genesis whose author has that code, whatever
+        // other genesis a store shows it first (found by review: the first genesis by clock won, and a made-up one
+        // was then pinned for good).
+        let founder =
+            pinned
+            ?? expected.flatMap { code in
+                decoded.first { $0.kind == .genesis && $0.member.map { Self.has($0, circleCode: code) } == true }?
+                    .author
+            }
+        let trust = TrustState(decoded, founder: founder)
+        // Once this device belongs to the circle it was told of (or to the first one, when it was told none), its
+        // founder is pinned: a genesis the store makes up later, however early its clock, founds nothing.
+        if pinned == nil, let founder = trust.founder, trust.members[deviceID] != nil,
+            let identity = trust.admitted[founder], expected.map({ Self.has(identity, circleCode: $0) }) ?? true
+        {
             try state.setText(founder, for: Meta.founder)
         }
         return trust
+    }
+
+    /// Whether `founder` has `code` as its circle code (or, for a code kept from before circle codes grew to 100
+    /// bits, as its join code).
+    private static func has(_ founder: PublicIdentity, circleCode code: String) -> Bool {
+        let actual = code.count == 11 ? try? founder.joinCode : try? founder.circleCode
+        return actual == code
     }
 
     /// Opens every epoch whose top-level key was shared with this device.
@@ -148,22 +167,23 @@ extension SyncDevice {
         return problems
     }
 
-    /// The circle's code: the join code of the device that created it (every member shows it; a joining device
+    /// The circle's code: the circle code of the device that created it (every member shows it; a joining device
     /// given it accepts no other circle).
     func circleCode(_ trust: TrustState) -> String {
         guard let founder = trust.founder, let identity = trust.admitted[founder] else { return "" }
-        return (try? identity.joinCode) ?? ""
+        return (try? identity.circleCode) ?? ""
     }
 
     /// Refuses a circle other than the one the user named when joining.
     func checkCircle(_ trust: TrustState) throws(SyncError) {
         guard let expected = try state.text(Meta.expectedCircle), !expected.isEmpty else { return }
-        let actual = circleCode(trust)
-        guard actual == expected else {
+        guard let founder = trust.founder, let identity = trust.admitted[founder],
+            Self.has(identity, circleCode: expected)
+        else {
             throw SyncError(
                 .notTrusted,
-                "the store's circle has the code \(actual), not \(expected) as given to sync-join: this device stays out of it"
-            )
+                "the store's circle has the code \(circleCode(trust)), not \(expected) as given to sync-join: this "
+                    + "device stays out of it")
         }
     }
 

@@ -122,8 +122,12 @@ public final class SyncDevice: @unchecked Sendable {
     ) throws(SyncError) -> SyncDevice {
         var expected: String?
         if let circleCode {
-            guard let code = PublicIdentity.normalizedCode(circleCode) else {
-                throw SyncError(.invalidArgument, "\"\(circleCode)\" is not a circle code (as XXXXX-XXXXX)")
+            guard
+                let code = PublicIdentity.normalizedCode(circleCode, characters: PublicIdentity.circleCodeLength)
+            else {
+                throw SyncError(
+                    .invalidArgument,
+                    "\"\(circleCode)\" is not a circle code (twenty letters and digits, as XXXXX-XXXXX-XXXXX-XXXXX)")
             }
             expected = code
         }
@@ -208,6 +212,12 @@ public final class SyncDevice: @unchecked Sendable {
     /// The code a trusted device approves this device by (derived from its public keys).
     public var joinCode: String {
         (try? identity.publicIdentity.joinCode) ?? ""
+    }
+
+    /// The code of the circle this device founds (``createCircle(directory:backend:store:storeURL:name:options:)``):
+    /// what `sync-join --circle` takes on a new device.
+    public var circleCode: String {
+        (try? identity.publicIdentity.circleCode) ?? ""
     }
 
     /// This device's name.

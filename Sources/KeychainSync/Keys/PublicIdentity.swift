@@ -29,26 +29,59 @@ public struct PublicIdentity: Sendable, Hashable, Codable {
     }
 
     /// The join code: ten characters (Crockford base32, 50 bits) of another digest of both public keys, as
-    /// `XXXXX-XXXXX`.
+    /// `XXXXX-XXXXX`: short enough to read out.
     public var joinCode: String {
-        get throws(SyncError) {
-            let digest = try PublicDigest.digest(
-                "swift-keychain sync join code", agreementKey + signingKey, byteCount: 16)
-            var bits: UInt64 = 0
-            for byte in digest.prefix(8) { bits = bits << 8 | UInt64(byte) }
-            let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-            var characters: [Character] = []
-            for index in 0..<10 { characters.append(alphabet[Int(bits >> UInt64(59 - index * 5)) & 31]) }
-            return String(characters[0..<5]) + "-" + String(characters[5..<10])
-        }
+        get throws(SyncError) { try code("swift-keychain sync join code", characters: 10) }
     }
 
-    /// A code as typed (any case, with or without the dash or spaces), in ``joinCode``'s form, or `nil` when it is
-    /// not one.
-    static func normalizedCode(_ typed: String) -> String? {
+    /// The circle code of the circle this device founded: twenty characters (100 bits) of a third digest of both
+    /// public keys, as `XXXXX-XXXXX-XXXXX-XXXXX`. It is copied, not read aloud, so it can be long enough that a
+    /// store, which knows every public key, cannot grind a key pair of its own to match it.
+    public var circleCode: String {
+        get throws(SyncError) { try code("swift-keychain sync circle code", characters: Self.circleCodeLength) }
+    }
+
+    /// How many characters a circle code has (5 bits each).
+    static let circleCodeLength = 20
+
+    /// `characters` Crockford base32 characters of the digest labelled `label` of both keys, in groups of five.
+    private func code(_ label: String, characters count: Int) throws(SyncError) -> String {
+        let digest = try PublicDigest.digest(label, agreementKey + signingKey, byteCount: 16)
+        return Self.base32(digest, characters: count)
+    }
+
+    /// The first `count` characters of `bytes` in Crockford base32, in groups of five joined by dashes.
+    static func base32(_ bytes: Data, characters count: Int) -> String {
+        let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+        var characters: [Character] = []
+        var accumulator = 0
+        var bits = 0
+        for byte in bytes where characters.count < count {
+            accumulator = (accumulator << 8 | Int(byte)) & 0xFFFF
+            bits += 8
+            while bits >= 5 && characters.count < count {
+                characters.append(alphabet[(accumulator >> (bits - 5)) & 31])
+                bits -= 5
+            }
+        }
+        return stride(from: 0, to: characters.count, by: 5).map {
+            String(characters[$0..<min($0 + 5, characters.count)])
+        }
+        .joined(separator: "-")
+    }
+
+    /// A code as typed (any case, with or without dashes or spaces) in the form of a code of `characters`
+    /// characters, or `nil` when it is not one.
+    static func normalizedCode(_ typed: String, characters count: Int = 10) -> String? {
         let alphabet = Set("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
         let characters = typed.uppercased().filter { $0 != "-" && $0 != " " }
-        guard characters.count == 10, characters.allSatisfy(alphabet.contains) else { return nil }
-        return String(characters.prefix(5)) + "-" + String(characters.suffix(5))
+        guard characters.count == count, characters.allSatisfy(alphabet.contains) else { return nil }
+        return stride(from: 0, to: count, by: 5).map { start in
+            String(
+                characters[
+                    characters.index(
+                        characters.startIndex, offsetBy: start)..<characters.index(
+                            characters.startIndex, offsetBy: min(start + 5, count))])
+        }.joined(separator: "-")
     }
 }

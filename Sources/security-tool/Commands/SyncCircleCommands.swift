@@ -26,8 +26,8 @@ extension Command {
     ) { arguments, session throws(ToolFailure) in
         let device = try setUpDevice(arguments, session, context: "sync-init", create: true)
         session.console.print(
-            "device \(device.name) (\(device.deviceID)) created the sync circle; its code is \(device.joinCode) "
-                + "(sync-join --circle \(device.joinCode) on a new device accepts only this circle)")
+            "device \(device.name) (\(device.deviceID)) created the sync circle; its code is \(device.circleCode) "
+                + "(sync-join --circle \(device.circleCode) on a new device accepts only this circle)")
         return 0
     }
 

@@ -193,7 +193,7 @@ final class TestCircle {
     }
 
     /// A new device: the first creates the circle, later ones ask to join (not yet approved).
-    func makeDevice(name: String, duplicatesListings: Bool = false) throws -> TestDevice {
+    func makeDevice(name: String, duplicatesListings: Bool = false, circleCode: String? = nil) throws -> TestDevice {
         let directory = temporary.url.appendingPathComponent(name, isDirectory: true)
         let clock = TestClock()
         let engine = try Engine(storage: .directory(directory), options: TestDevice.engineOptions(clock))
@@ -206,7 +206,7 @@ final class TestCircle {
                 options: TestDevice.syncOptions(clock))
             : try SyncDevice.join(
                 directory: directory, backend: engine, store: view, storeURL: url, name: name,
-                options: TestDevice.syncOptions(clock))
+                circleCode: circleCode, options: TestDevice.syncOptions(clock))
         let device = TestDevice(directory: directory, clock: clock, engine: engine, sync: sync, view: view)
         return device
     }
