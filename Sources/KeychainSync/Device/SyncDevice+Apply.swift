@@ -13,6 +13,22 @@ extension SyncDevice {
             if let subject = entry.subject { byItem[subject, default: []].append(entry) }
         }
         var states = try state.items()
+        // An item shown from versions that no longer count (their author was refused from there on) goes, until a
+        // version that counts shows it again.
+        for (uuid, var item) in states
+        where !item.isDead && item.winnerAuthor != nil && byItem[uuid.uuidString] == nil {
+            if let local = item.localUUID {
+                try deleteLocal(local)
+                applied += 1
+            }
+            item.localUUID = nil
+            item.winnerAuthor = nil
+            item.winnerSequence = nil
+            item.keyHash = nil
+            item.appliedHash = nil
+            try state.save(item)
+            states[uuid] = item
+        }
         var opened: [UUID: ItemContent] = [:]
         for (subject, entries) in byItem {
             guard let uuid = UUID(uuidString: subject), let resolution = ItemResolution.resolve(entries, bounds: bounds)

@@ -48,7 +48,11 @@ extension SyncDevice {
                     guard entry.author == device, entry.sequence == sequence else {
                         throw SyncError(.damaged, "the record \(name) claims another place")
                     }
-                    if try state.insert(entry, bytes: bytes) {
+                    let kept = try keep(entry, bytes: bytes)
+                    if let fault = kept.fault {
+                        throw SyncError(.notTrusted, "device \(device) is refused: \(fault)")
+                    }
+                    if kept.isNew {
                         received += 1
                         known[device, default: []].insert(sequence)
                         if entry.kind == .compaction { compactions.append(entry) }
@@ -95,12 +99,16 @@ extension SyncDevice {
             let sequence = max(try state.lastSequence(of: deviceID), storeHighestSequences[deviceID] ?? 0) + 1
             clock = HybridLogicalClock.tick(after: clock, wall: options.now())
             var entry = LogEntry(author: deviceID, sequence: sequence, clock: clock, kind: kind)
+            entry.previous = try previousHash(before: sequence)
             try fill(&entry)
             let name = RecordName.log(deviceID, sequence)
             let bytes = try SignedRecord.seal(entry, name: name, signer: identity.signing)
             let written = try storeCall { () throws(SyncStoreError) -> Bool in try store.putIfAbsent(name, bytes) }
             if written {
+                let link = SyncDatabase.Link(
+                    sequence: sequence, hash: try EntryHash.of(bytes), clock: clock, previous: entry.previous)
                 try state.transaction { () throws(SyncError) in
+                    try state.saveLink(author: deviceID, link)
                     try state.insert(entry, bytes: bytes)
                     try state.setInteger(clock.rawValue, for: Meta.clock)
                 }
@@ -115,14 +123,32 @@ extension SyncDevice {
 
     /// The circle as the replica defines it.
     func trust() throws(SyncError) -> TrustState {
-        let entries = try state.entries(kinds: [.genesis, .approval, .exclusion, .share])
+        let entries = try state.entries(kinds: [.genesis, .approval, .exclusion, .share, .rekey, .acknowledgment])
         var decoded: [LogEntry] = []
+        var evidence = TrustEvidence()
+        for (author, refusal) in try state.refusals() { evidence.refused[author] = refusal.sequence }
         for entry in entries {
             let name = RecordName.log(entry.author, entry.sequence)
-            if let body = try? SignedRecord.unverifiedBody(LogEntry.self, entry.bytes, name: name) {
-                decoded.append(body)
+            guard let body = try? SignedRecord.unverifiedBody(LogEntry.self, entry.bytes, name: name) else { continue }
+            if body.kind == .acknowledgment {
+                evidence.readings[body.author, default: []].append(
+                    TrustEvidence.Reading(sequence: body.sequence, cursors: body.cursors ?? [:]))
+                continue
+            }
+            decoded.append(body)
+            // An exclusion pins the subject's entry its author read last; a different one kept here means the
+            // subject signed two histories: its log counts for nothing.
+            if body.kind == .exclusion, let subject = body.subject, let through = body.acceptedThrough,
+                through > 0, let pin = body.acceptedHash, let kept = try state.link(of: subject, at: through),
+                kept.hash != pin
+            {
+                evidence.refused[subject] = 1
+                try state.refuse(
+                    subject, from: 1,
+                    reason: "its entry at sequence \(through) is not the one \(body.author)'s exclusion of it pinned")
             }
         }
+        for author in evidence.readings.keys { evidence.readings[author]?.sort { $0.sequence < $1.sequence } }
         let pinned = try state.text(Meta.founder)
         let expected = try state.text(Meta.expectedCircle).flatMap { $0.isEmpty ? nil : $0 }
         // A device told the circle's code founds its view on the genesis whose author has that code, whatever
@@ -134,7 +160,7 @@ extension SyncDevice {
                 decoded.first { $0.kind == .genesis && $0.member.map { Self.has($0, circleCode: code) } == true }?
                     .author
             }
-        let trust = TrustState(decoded, founder: founder)
+        let trust = TrustState(decoded, founder: founder, evidence: evidence)
         // Once this device belongs to the circle it was told of (or to the first one, when it was told none), its
         // founder is pinned: a genesis the store makes up later, however early its clock, founds nothing.
         if pinned == nil, let founder = trust.founder, trust.members[deviceID] != nil,
@@ -190,7 +216,7 @@ extension SyncDevice {
     /// Where this device stands in `trust`.
     func membership(in trust: TrustState) -> SyncMembership {
         if trust.members[deviceID] != nil { return .member }
-        if trust.excluded[deviceID] != nil { return .excluded }
+        if trust.excluded[deviceID] != nil || trust.refused[deviceID] != nil { return .excluded }
         return .joining
     }
 }

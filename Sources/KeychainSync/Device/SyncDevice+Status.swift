@@ -16,7 +16,8 @@ extension SyncDevice {
                 circleCode: circleCode(trust),
                 epoch: epochKeys.keys.max()?.number ?? 0,
                 memberCount: trust.members.count, itemCount: items.filter { $0.localUUID != nil }.count,
-                pendingCount: pending, feedCursor: try state.integer(Meta.feedCursor) ?? 0, clock: clock)
+                pendingCount: pending, feedCursor: try state.integer(Meta.feedCursor) ?? 0, clock: clock,
+                refused: try state.refusals().mapValues(\.reason))
         }
     }
 
@@ -28,7 +29,8 @@ extension SyncDevice {
             var seen: Set<String> = []
             for (id, identity) in trust.admitted {
                 seen.insert(id)
-                let membership: SyncMembership = trust.members[id] != nil ? .member : .excluded
+                let membership: SyncMembership =
+                    trust.members[id] != nil ? .member : trust.refused[id] != nil ? .refused : .excluded
                 result.append(info(id, identity, membership))
             }
             for id in storeIdentities.union([deviceID]) where !seen.contains(id) {

@@ -15,12 +15,13 @@ extension SyncDevice {
             let trust = try trust()
             switch membership(in: trust) {
             case .joining: return report
-            case .excluded:
+            case .excluded, .refused:
                 throw SyncError(.notTrusted, "this device was removed from the sync circle")
             case .member: try checkCircle(trust)
             }
             report.problems += openEpochs(trust)
             currentEpoch = trust.currentEpoch
+            report.sent += try rekeyIfNeeded(trust)
             report.sent += try shareMissingKeys(trust)
             report.sent += try pushLocalChanges(problems: &report.problems)
             let bounds = try clockBounds(trust)
@@ -29,6 +30,26 @@ extension SyncDevice {
             report.sent += try compact(trust)
             return report
         }
+    }
+
+    /// Defines a new epoch shared with the members only when every epoch was given to a device that is no longer
+    /// one (two devices that excluded each other both stand excluded, each having shared its new epoch with the
+    /// other's remover): nothing is sealed under a key a removed device holds.
+    private func rekeyIfNeeded(_ trust: TrustState) throws(SyncError) -> Int {
+        guard currentEpoch == nil, !trust.epochs.isEmpty else { return 0 }
+        let number = (trust.epochs.keys.map(\.number).max() ?? 0) + 1
+        let (keys, definition) = try EpochKeys.create(EpochID(number: number, creator: deviceID))
+        var shares: [KeyShare] = []
+        for (member, identity) in trust.members.sorted(by: { $0.key < $1.key }) {
+            shares.append(try keys.share(with: identity, id: member))
+        }
+        try append(.rekey) { entry in
+            entry.epoch = definition
+            entry.shares = shares
+        }
+        epochKeys[keys.id] = keys
+        currentEpoch = keys.id
+        return 1
     }
 
     /// Seals each epoch this device holds to every member that has no share of it yet (a device approved while
@@ -110,10 +131,14 @@ extension SyncDevice {
             for (member, identity) in trust.members.sorted(by: { $0.key < $1.key }) where member != target {
                 shares.append(try keys.share(with: identity, id: member))
             }
-            let through = try state.lastSequence(of: target)
+            // The contiguous cursor, not the highest sequence held: what lies beyond a gap was not read in order,
+            // and the pinned hash is of the entry the cursor stands on.
+            let through = try readCursors()[target] ?? 0
+            let pin = through > 0 ? try state.link(of: target, at: through)?.hash : nil
             try append(.exclusion) { entry in
                 entry.subject = target
                 entry.acceptedThrough = through
+                entry.acceptedHash = pin
                 entry.epoch = definition
                 entry.shares = shares
             }

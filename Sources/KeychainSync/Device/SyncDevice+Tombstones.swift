@@ -8,10 +8,12 @@ extension SyncDevice {
     func acknowledge(_ trust: TrustState, bounds: ClockBounds) throws(SyncError) -> Int {
         let cursors = try readCursors()
         let previous = try latestAcknowledgments()[deviceID] ?? [:]
-        let uncovered = try state.entries(kinds: [.tombstone]).contains { tombstone in
-            tombstone.author != deviceID && trust.accepts(author: tombstone.author, sequence: tombstone.sequence)
-                && tombstone.sequence <= (cursors[tombstone.author] ?? 0)
-                && tombstone.sequence > (previous[tombstone.author] ?? 0)
+        // Tombstones, to be compacted once all have read them; exclusions, so that which of two exclusions each
+        // member read first is on record (``ExclusionResolver``).
+        let uncovered = try state.entries(kinds: [.tombstone, .exclusion]).contains { entry in
+            entry.author != deviceID && trust.accepts(author: entry.author, sequence: entry.sequence)
+                && entry.sequence <= (cursors[entry.author] ?? 0)
+                && entry.sequence > (previous[entry.author] ?? 0)
         }
         if !uncovered {
             guard try owesClockVerdict(trust, bounds: bounds) else { return 0 }

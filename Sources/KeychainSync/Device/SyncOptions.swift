@@ -23,6 +23,9 @@ public enum SyncMembership: String, Sendable, Codable {
     case member
     /// A member removed it: it reads and writes nothing any more.
     case excluded
+    /// This device refused it: it signed two histories (two entries under one sequence, a broken chain) or its
+    /// clock went back; its log counts only up to before the fault (``SyncStatus/refused``).
+    case refused
 }
 
 /// A device of the circle, as ``SyncDevice/devices()`` lists it.
@@ -49,7 +52,7 @@ public struct SyncStatus: Sendable, Equatable, Codable {
     public var membership: SyncMembership
     /// The store's URL, any password in it hidden (`***`): status is shown and logged.
     public var storeURL: String
-    /// The circle's code (the join code of the device that created it), to give `sync-join --circle` on a new
+    /// The circle's code (the circle code of the device that created it), to give `sync-join --circle` on a new
     /// device; empty before this device has seen the circle.
     public var circleCode: String
     /// The newest epoch of the circle's top-level key this device holds (0 when none).
@@ -64,6 +67,8 @@ public struct SyncStatus: Sendable, Equatable, Codable {
     public var feedCursor: Int64
     /// This device's hybrid clock.
     public var clock: HybridTime
+    /// The devices this device refused, by id: why (two histories signed, a clock that went back).
+    public var refused: [String: String] = [:]
 }
 
 /// What one ``SyncDevice/syncOnce()`` did.

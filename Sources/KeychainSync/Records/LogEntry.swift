@@ -26,10 +26,13 @@ struct LogEntry: Codable, Sendable, Equatable {
         /// The author is about to delete the listed records of its own log (``LogEntry/removed``): tombstones
         /// every member acknowledged, and its versions of the items they deleted.
         case compaction
+        /// A member defines a new epoch shared with the current members only (``LogEntry/epoch``): written when
+        /// no epoch is left that only members hold.
+        case rekey
     }
 
-    /// The format (1).
-    var format = 1
+    /// The format: 2 names the author's previous entry (``previous``); 1, written before, does not.
+    var format = 2
     /// The writing device's id (its log's).
     var author: String
     /// The entry's place in its author's log, from 1.
@@ -44,8 +47,15 @@ struct LogEntry: Codable, Sendable, Equatable {
     var member: PublicIdentity?
     /// The device excluded (``Kind/exclusion``).
     var subject: String?
-    /// The excluded device's log entries up to this sequence stay valid (``Kind/exclusion``).
+    /// The hash (``EntryHash``) of the author's entry at `sequence - 1`, empty for the first: each author's log is
+    /// a chain, so a device cannot show two histories without signing both, and cannot rewrite what an exclusion
+    /// pinned.
+    var previous: Data?
+    /// The excluded device's log entries up to this sequence stay valid (``Kind/exclusion``): how far the author
+    /// had read it without a gap.
     var acceptedThrough: Int64?
+    /// The hash of the excluded device's entry at ``acceptedThrough`` as the author read it (``Kind/exclusion``).
+    var acceptedHash: Data?
     /// The epoch defined (``Kind/genesis``, ``Kind/exclusion``).
     var epoch: EpochDefinition?
     /// Top-level keys sealed to members.

@@ -14,7 +14,7 @@ import KeychainCore
 final class SyncDatabase {
     static let fileName = "sync.sqlite"
 
-    private let database: Database
+    let database: Database
     let path: String
 
     private init(path: String) throws(SyncError) {
@@ -43,6 +43,7 @@ final class SyncDatabase {
         do {
             let state = try SyncDatabase(path: path)
             try state.createSchema()
+            try state.ensureChainSchema()
             return state
         } catch {
             unlink(path)
@@ -56,7 +57,9 @@ final class SyncDatabase {
             throw SyncError(
                 .notConfigured, "the keychain in \(directory.path) is not set up for sync (run sync-init or sync-join)")
         }
-        return try SyncDatabase(path: directory.appendingPathComponent(fileName).path)
+        let state = try SyncDatabase(path: directory.appendingPathComponent(fileName).path)
+        try state.ensureChainSchema()
+        return state
     }
 
     private func createSchema() throws(SyncError) {
@@ -149,7 +152,8 @@ final class SyncDatabase {
         var bytes: [UInt8]
     }
 
-    /// Keeps a verified entry (a second copy of one already kept changes nothing); `true` when it was new.
+    /// Keeps a verified entry (a second copy of one already kept changes nothing; a second body under its place is
+    /// the caller's to find, with ``entry(author:sequence:)``, before); `true` when it was new.
     @discardableResult
     func insert(_ entry: LogEntry, bytes: [UInt8]) throws(SyncError) -> Bool {
         let subject = entry.item?.uuid.uuidString ?? entry.subject ?? (try? entry.member?.deviceID)

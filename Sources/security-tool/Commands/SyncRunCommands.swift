@@ -68,6 +68,7 @@ extension Command {
                     "epoch": .number(Int64(status.epoch)), "members": .number(Int64(status.memberCount)),
                     "items": .number(Int64(status.itemCount)), "pending": .number(Int64(status.pendingCount)),
                     "feedCursor": .number(status.feedCursor), "clock": .date(status.clock.date),
+                    "refused": .object(status.refused.mapValues { .string($0) }),
                 ]).text)
         } else {
             session.console.print(
@@ -81,6 +82,9 @@ extension Command {
                 items: \(status.itemCount)
                 pending: \(status.pendingCount)
                 """)
+            for (device, reason) in status.refused.sorted(by: { $0.key < $1.key }) {
+                session.console.print("refused: \(device): \(reason)")
+            }
         }
         return 0
     }
