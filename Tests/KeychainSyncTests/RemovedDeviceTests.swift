@@ -79,7 +79,7 @@ struct RemovedDeviceTests {
         ) { entry in
             let epoch = try #require(c.sync.epochKeys.keys.max())
             entry.item = try ItemSealing.seal(
-                forged, uuid: UUID(), keys: try #require(c.sync.epochKeys[epoch]), author: entry.author,
+                forged, uuid: UUID(), keys: try #require(try c.sync.allEpochKeys(epoch)), author: entry.author,
                 clock: entry.clock)
         }
         // A new device, approved by A, reads C's log for the first time.
@@ -100,7 +100,7 @@ struct RemovedDeviceTests {
         try circle.syncAll()
         let idC = c.sync.deviceID
         let epoch = try #require(c.sync.epochKeys.keys.max())
-        let keys = try #require(c.sync.epochKeys[epoch])
+        let keys = try #require(try c.sync.allEpochKeys(epoch))
         let template = try c.add(account: "two faces", service: "svc", secret: "x", synchronizable: false)
         var content = ItemContent(template)
         content.attributes[.synchronizable] = .bool(true)

@@ -70,7 +70,7 @@ extension TestDevice {
     func forge(_ content: ItemContent, under keyClass: SyncKeyClass? = nil) throws {
         let sync = self.sync
         try sync.withLock { () throws(SyncError) in
-            guard let epoch = sync.epochKeys.keys.max(), let keys = sync.epochKeys[epoch] else {
+            guard let epoch = sync.epochKeys.keys.max(), let keys = try sync.allEpochKeys(epoch) else {
                 throw SyncError(.notTrusted, "the forging device holds no epoch")
             }
             let uuid = UUID()

@@ -173,7 +173,10 @@ extension SyncDevice {
         guard let version = entry.item, let epoch = version.epoch else {
             throw SyncError(.damaged, "the record \(name) holds no item version")
         }
-        guard let keys = epochKeys[epoch] else {
+        guard let keyClass = version.keyClass else {
+            throw SyncError(.damaged, "the record \(name) names no key class")
+        }
+        guard let keys = try epochKeys(epoch, for: keyClass) else {
             throw SyncError(
                 .notTrusted, "the record \(name) is sealed under epoch \(epoch), not shared with this device")
         }

@@ -178,16 +178,26 @@ extension SyncDevice {
         return actual == code
     }
 
-    /// Opens every epoch whose top-level key was shared with this device.
+    /// Opens every epoch whose top-level key was shared with this device and keeps its keys (``remember(_:)``):
+    /// that needs the agreement key, so the keychain unlocked; until then the epoch waits.
     func openEpochs(_ trust: TrustState) -> [String] {
         var problems: [String] = []
-        for (id, definition) in trust.epochs where epochKeys[id] == nil {
+        var agreement: KeyAgreementKeyPair?
+        for (id, definition) in trust.epochs.sorted(by: { $0.key < $1.key }) where epochKeys[id] == nil {
             guard let share = trust.shares[id]?[deviceID] else { continue }
             do throws(SyncError) {
-                let topLevel = try EpochKeys.openShare(share, with: identity.agreement, as: deviceID)
-                epochKeys[id] = try EpochKeys.open(definition, topLevel: topLevel)
+                let pair: KeyAgreementKeyPair
+                if let agreement {
+                    pair = agreement
+                } else {
+                    pair = try agreementKeyPair()
+                    agreement = pair
+                }
+                let topLevel = try EpochKeys.openShare(share, with: pair, as: deviceID)
+                try remember(try EpochKeys.open(definition, topLevel: topLevel))
             } catch {
                 problems.append(error.message)
+                if error.kind == .keychain(.interactionNotAllowed) { break }
             }
         }
         return problems

@@ -107,7 +107,7 @@ extension SyncDevice {
     }
 
     private func appendVersion(of uuid: UUID, _ content: ItemContent) throws(SyncError) {
-        guard let epoch = currentEpoch, let keys = epochKeys[epoch] else {
+        guard let epoch = currentEpoch, let keys = try epochKeys(epoch, for: content.keyClass) else {
             throw SyncError(.notTrusted, "this device holds no key of the circle's current epoch yet")
         }
         try append(.item) { (entry) throws(SyncError) in

@@ -69,8 +69,15 @@ extension SyncDevice {
             losers.sort { VersionKey($0, bounds: bounds) > VersionKey($1, bounds: bounds) }
             var result: [SyncHistoryEntry] = []
             for loser in losers.prefix(options.historyDepth) {
-                guard let content = try? open(loser), let subject = loser.subject, let uuid = UUID(uuidString: subject)
-                else { continue }
+                let content: ItemContent
+                do throws(SyncError) {
+                    content = try open(loser)
+                } catch {
+                    // A locked keychain shows no `ak` version, old ones included: it says so rather than hide them.
+                    if error.kind == .keychain(.interactionNotAllowed) { throw error }
+                    continue
+                }
+                guard let subject = loser.subject, let uuid = UUID(uuidString: subject) else { continue }
                 result.append(
                     SyncHistoryEntry(
                         author: loser.author, clock: loser.clock, uuid: uuid, attributes: content.attributes,

@@ -7,6 +7,12 @@ extension SyncDevice {
     @discardableResult
     public func syncOnce() throws(SyncError) -> SyncReport {
         try withLock { () throws(SyncError) -> SyncReport in
+            // An erased keychain (after too many wrong passcodes) has left the circle: its removals are local, never
+            // tombstones, and nothing from the circle comes back into it.
+            if try wasErased() {
+                try Self.setAside(state)
+                throw Self.erasedError(directory)
+            }
             var report = SyncReport()
             let pulled = try pull()
             report.received = pulled.received
@@ -47,7 +53,7 @@ extension SyncDevice {
             entry.epoch = definition
             entry.shares = shares
         }
-        epochKeys[keys.id] = keys
+        try remember(keys)
         currentEpoch = keys.id
         return 1
     }
@@ -58,7 +64,18 @@ extension SyncDevice {
         var sent = 0
         for (member, identity) in trust.members.sorted(by: { $0.key < $1.key }) where member != deviceID {
             var shares: [KeyShare] = []
-            for (id, keys) in epochKeys.sorted(by: { $0.key < $1.key }) where trust.shares[id]?[member] == nil {
+            let missing = epochKeys.keys.filter { trust.shares[$0]?[member] == nil }
+            guard !missing.isEmpty else { continue }
+            // The top-level keys are under `ak`: shares wait for the keychain to be unlocked.
+            let topLevel: [EpochID: EpochKeys]
+            do throws(SyncError) {
+                topLevel = try topLevelKeys()
+            } catch {
+                if error.kind == .keychain(.interactionNotAllowed) { return sent }
+                throw error
+            }
+            for id in missing.sorted() {
+                guard let keys = topLevel[id] else { continue }
                 shares.append(try keys.share(with: identity, id: member))
             }
             guard !shares.isEmpty else { continue }
@@ -95,7 +112,7 @@ extension SyncDevice {
                 throw SyncError(.notFound, "no join request in the store has the code \(wanted)")
             }
             var shares: [KeyShare] = []
-            for (_, keys) in epochKeys.sorted(by: { $0.key < $1.key }) {
+            for (_, keys) in try topLevelKeys().sorted(by: { $0.key < $1.key }) {
                 shares.append(try keys.share(with: candidate, id: device))
             }
             try append(.approval) { entry in
@@ -142,7 +159,7 @@ extension SyncDevice {
                 entry.epoch = definition
                 entry.shares = shares
             }
-            epochKeys[keys.id] = keys
+            try remember(keys)
             currentEpoch = keys.id
         }
     }

@@ -21,7 +21,7 @@ public final class SyncDevice: @unchecked Sendable {
     /// This device's id.
     public let deviceID: String
     let lock = NSLock()
-    /// The key of the local hashes (content and primary keys), derived from the device's private key.
+    /// The key of the local hashes (content and primary keys), kept under `ck`.
     let localHashKey: SecretKey
     var clock: HybridTime
     /// The identities of the store's devices read so far (self-certifying: the id is a digest of the keys).
@@ -42,7 +42,7 @@ public final class SyncDevice: @unchecked Sendable {
 
     private init(
         directory: URL, backend: any KeychainBackend, store: any SyncStore, options: SyncOptions, state: SyncDatabase,
-        identity: DeviceIdentity
+        identity: DeviceIdentity, localHashKey: SecretKey
     ) throws(SyncError) {
         self.directory = directory
         self.backend = backend
@@ -50,10 +50,8 @@ public final class SyncDevice: @unchecked Sendable {
         self.options = options
         self.state = state
         self.identity = identity
+        self.localHashKey = localHashKey
         deviceID = try identity.publicIdentity.deviceID
-        localHashKey = try keychain("cannot derive the sync hash key") { () throws(EngineError) -> SecretKey in
-            try KeyedHash.deriveKey(from: identity.agreement.privateKey, context: "swift-keychain sync local hashes")
-        }
         clock = HybridTime(rawValue: try state.integer(Meta.clock) ?? 0)
     }
 
@@ -76,12 +74,128 @@ public final class SyncDevice: @unchecked Sendable {
         directory: URL, backend: any KeychainBackend, store: any SyncStore, options: SyncOptions = SyncOptions()
     ) throws(SyncError) -> SyncDevice {
         let state = try SyncDatabase.open(in: directory)
+        if try state.value(Meta.agreementKey) != nil {
+            try upgradeFirstForm(state, directory: directory, backend: backend)
+        }
+        guard let identityJSON = try state.value(Meta.publicIdentity), let signing = try state.value(Meta.signingKeyC),
+            let hashKey = try state.value(Meta.localHashKeyC),
+            let publicIdentity = try? JSONDecoder().decode(PublicIdentity.self, from: identityJSON)
+        else { throw SyncError(.damaged, "the sync state in \(directory.path) lacks the device's keys") }
+        let seed = try unwrapBeforeErase(signing, purpose: "signing seed", state, directory, backend)
+        let signingPair = try keychain("cannot open the sync signing key") {
+            () throws(EngineError) -> SigningKeyPair in try SigningKeyPair(seed: seed)
+        }
+        let device = try SyncDevice(
+            directory: directory, backend: backend, store: store, options: options, state: state,
+            identity: DeviceIdentity(publicIdentity: publicIdentity, signing: signingPair),
+            localHashKey: try unwrapBeforeErase(hashKey, purpose: "local hash key", state, directory, backend))
+        try device.loadEpochs()
+        return device
+    }
+
+    /// Opens a `ck` key of the sync state, or, when the keychain was erased since (its keybag is a fresh one),
+    /// discards the sync state: the erased device has left the circle and joins again as a new device.
+    private static func unwrapBeforeErase(
+        _ wrapped: Data, purpose: String, _ state: SyncDatabase, _ directory: URL, _ backend: any KeychainBackend
+    ) throws(SyncError) -> SecretKey {
+        do throws(SyncError) {
+            return try unwrap(wrapped, .classC, purpose: purpose, backend: backend)
+        } catch {
+            if try isErased(state, backend) {
+                try setAside(state)
+                throw erasedError(directory)
+            }
+            throw error
+        }
+    }
+
+    /// Whether the keychain was erased since `state` was made: its `dk` sentinel no longer opens (a fresh keybag).
+    /// `dk` is always available, so a lock never looks like an erase.
+    static func isErased(_ state: SyncDatabase, _ backend: any KeychainBackend) throws(SyncError) -> Bool {
+        guard let sentinel = try state.value(Meta.eraseSentinel) else { return false }
+        do throws(SyncError) {
+            _ = try unwrap(sentinel, .classD, purpose: "erase sentinel", backend: backend)
+            return false
+        } catch {
+            return error.kind == .keychain(.decode)
+        }
+    }
+
+    /// Removes a sync state (the keychain's items are untouched).
+    static func discard(_ state: SyncDatabase) {
+        for suffix in ["", "-wal", "-shm"] { unlink(state.path + suffix) }
+    }
+
+    /// Sets aside the sync state of an erased keychain: renamed (`sync.sqlite.erased-<time>`), never used again,
+    /// kept only so that a mistake (a keychain opened with another's keys) can be undone by hand.
+    static func setAside(_ state: SyncDatabase) throws(SyncError) {
+        let stamp = Int(Date().timeIntervalSince1970)
+        for suffix in ["-wal", "-shm", ""] {
+            let source = state.path + suffix
+            guard FileManager.default.fileExists(atPath: source) else { continue }
+            guard rename(source, state.path + ".erased-\(stamp)" + suffix) == 0 else {
+                throw SyncError(
+                    .keychain(.ioError),
+                    "cannot set aside the sync state \(source): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// What every sync operation on an erased keychain says.
+    static func erasedError(_ directory: URL) -> SyncError {
+        SyncError(
+            .notConfigured,
+            "the keychain in \(directory.path) was erased after too many wrong passcodes: it has left the sync "
+                + "circle, and its sync state is set aside (sync.sqlite.erased-…); join the circle again (sync-join), "
+                + "and remove its old device from another one")
+    }
+
+    /// Moves the keys of a sync state of the first form (wrapped by the device key alone) under the class keys;
+    /// needs the keychain unlocked.
+    private static func upgradeFirstForm(
+        _ state: SyncDatabase, directory: URL, backend: any KeychainBackend
+    ) throws(SyncError) {
         guard let agreement = try state.value(Meta.agreementKey), let signing = try state.value(Meta.signingKey),
             let name = try state.text(Meta.name)
         else { throw SyncError(.damaged, "the sync state in \(directory.path) lacks the device's keys") }
-        let identity = try DeviceIdentity.unwrap(agreement: agreement, signing: signing, name: name, in: directory)
-        return try SyncDevice(
-            directory: directory, backend: backend, store: store, options: options, state: state, identity: identity)
+        let (identity, pair) = try DeviceIdentity.unwrapFirstForm(
+            agreement: agreement, signing: signing, name: name, in: directory)
+        // The hash key is the one the first form derived, so the local hashes kept stay valid.
+        let hashKey = try keychain("cannot derive the sync hash key") { () throws(EngineError) -> SecretKey in
+            try KeyedHash.deriveKey(from: pair.privateKey, context: "swift-keychain sync local hashes")
+        }
+        try storeKeys(state, identity: identity, agreement: pair, localHashKey: hashKey, backend: backend)
+        try state.transaction { () throws(SyncError) in
+            try state.deleteValue(Meta.agreementKey)
+            try state.deleteValue(Meta.signingKey)
+        }
+    }
+
+    /// Writes the device's keys to the sync state, wrapped under the class keys, with the erase sentinel.
+    private static func storeKeys(
+        _ state: SyncDatabase, identity: DeviceIdentity, agreement: KeyAgreementKeyPair, localHashKey: SecretKey,
+        backend: any KeychainBackend
+    ) throws(SyncError) {
+        let identityJSON: Data
+        do {
+            identityJSON = try JSONEncoder().encode(identity.publicIdentity)
+        } catch {
+            throw SyncError(.damaged, "cannot encode this device's public identity: \(error)")
+        }
+        let wrappedAgreement = try wrap(agreement.privateKey, .classA, purpose: "agreement key", backend: backend)
+        let wrappedSigning = try wrap(identity.signing.seed, .classC, purpose: "signing seed", backend: backend)
+        let wrappedHashKey = try wrap(localHashKey, .classC, purpose: "local hash key", backend: backend)
+        let sentinel = try wrap(
+            try keychain("cannot make the erase sentinel") { () throws(EngineError) -> SecretKey in
+                try SecretKey.random()
+            }, .classD, purpose: "erase sentinel", backend: backend)
+        try state.transaction { () throws(SyncError) in
+            try state.setValue(identityJSON, for: Meta.publicIdentity)
+            try state.setValue(wrappedAgreement, for: Meta.agreementKeyA)
+            try state.setValue(wrappedSigning, for: Meta.signingKeyC)
+            try state.setValue(wrappedHashKey, for: Meta.localHashKeyC)
+            try state.setValue(sentinel, for: Meta.eraseSentinel)
+        }
     }
 
     /// Creates the circle in an empty store: this device becomes its first member and epoch 1's top-level key is
@@ -107,6 +221,7 @@ public final class SyncDevice: @unchecked Sendable {
                 entry.epoch = definition
                 entry.shares = [share]
             }
+            try device.remember(keys)
         }
     }
 
@@ -176,20 +291,21 @@ public final class SyncDevice: @unchecked Sendable {
         _ = try keychain("cannot open the keychain in \(directory.path)") { () throws(EngineError) -> KeybagStatus in
             try backend.keybagStatus()
         }
-        let identity = try DeviceIdentity.generate(name: name)
-        let wrapped = try identity.wrapped(in: directory)
+        let (identity, agreement) = try DeviceIdentity.generate(name: name)
+        let localHashKey = try keychain("cannot make the sync hash key") { () throws(EngineError) -> SecretKey in
+            try SecretKey.random()
+        }
         let state = try SyncDatabase.create(in: directory)
         do {
+            try storeKeys(state, identity: identity, agreement: agreement, localHashKey: localHashKey, backend: backend)
             try state.transaction { () throws(SyncError) in
-                try state.setValue(wrapped.agreement, for: Meta.agreementKey)
-                try state.setValue(wrapped.signing, for: Meta.signingKey)
                 try state.setText(name, for: Meta.name)
                 try state.setText(storeURL, for: Meta.storeURL)
                 try state.setInteger(0, for: Meta.feedCursor)
             }
             return try SyncDevice(
                 directory: directory, backend: backend, store: store, options: options, state: state,
-                identity: identity)
+                identity: identity, localHashKey: localHashKey)
         } catch {
             unlink(state.path)
             throw error
@@ -198,7 +314,7 @@ public final class SyncDevice: @unchecked Sendable {
 
     /// Removes the sync state of a set-up that failed (the keychain's items are untouched).
     private func discard() {
-        for suffix in ["", "-wal", "-shm"] { unlink(state.path + suffix) }
+        Self.discard(state)
     }
 
     /// Writes this device's identity record, unless it is there.
@@ -232,8 +348,19 @@ public final class SyncDevice: @unchecked Sendable {
 
     /// The names of the sync state's values.
     enum Meta {
+        /// The first form's private keys, wrapped by the device key alone (upgraded on open, then deleted).
         static let agreementKey = "agreement_key"
         static let signingKey = "signing_key"
+        /// This device's public identity (JSON).
+        static let publicIdentity = "public_identity"
+        /// The agreement private key, under `ak`.
+        static let agreementKeyA = "agreement_key_a"
+        /// The signing seed, under `ck`.
+        static let signingKeyC = "signing_key_c"
+        /// The local hash key, under `ck`.
+        static let localHashKeyC = "local_hash_key_c"
+        /// A random key under `dk`: it stops opening when the keychain is erased.
+        static let eraseSentinel = "erase_sentinel_d"
         static let name = "name"
         static let storeURL = "store_url"
         static let clock = "clock"

@@ -8,7 +8,9 @@ import KeychainCore
 /// closed to that device.
 struct EpochKeys: Sendable {
     let id: EpochID
-    let topLevel: SecretKey
+    /// The top-level key, when this value holds it (a device keeps it wrapped, and unwraps it to share it).
+    let topLevel: SecretKey?
+    /// The class keys this value holds (a device keeps only `ck` in memory).
     let classKeys: [SyncKeyClass: SecretKey]
 
     /// A new epoch with fresh random keys, and its definition (the class keys wrapped by the top-level key).
@@ -50,6 +52,7 @@ struct EpochKeys: Sendable {
 
     /// The top-level key sealed to a member.
     func share(with member: PublicIdentity, id recipient: String) throws(SyncError) -> KeyShare {
+        guard let topLevel else { throw SyncError(.damaged, "epoch \(id)'s top-level key is not at hand") }
         let sealed = try keychain("cannot seal epoch \(id)'s key to device \(recipient)") {
             () throws(EngineError) -> Data in
             try PublicKeySeal.seal(

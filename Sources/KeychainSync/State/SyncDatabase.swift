@@ -44,6 +44,7 @@ final class SyncDatabase {
             let state = try SyncDatabase(path: path)
             try state.createSchema()
             try state.ensureChainSchema()
+            try state.ensureEpochKeySchema()
             return state
         } catch {
             unlink(path)
@@ -59,6 +60,7 @@ final class SyncDatabase {
         }
         let state = try SyncDatabase(path: directory.appendingPathComponent(fileName).path)
         try state.ensureChainSchema()
+        try state.ensureEpochKeySchema()
         return state
     }
 
@@ -121,6 +123,12 @@ final class SyncDatabase {
             try database.run(
                 "INSERT INTO meta(name, value) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                 [.text(name), .blob(value)])
+        }
+    }
+
+    func deleteValue(_ name: String) throws(SyncError) {
+        try Self.sql("cannot write \(name) to the sync state") { () throws(EngineError) in
+            try database.run("DELETE FROM meta WHERE name = ?", [.text(name)])
         }
     }
 

@@ -52,28 +52,33 @@ final class TestDevice {
     let clock: TestClock
     let view: DelayedView
     private(set) var engine: Engine
-    private(set) var sync: SyncDevice
+    /// Its sync device, between ``close()`` and ``reopen()`` none.
+    private var openSync: SyncDevice?
+    /// Its sync device (a test that uses it while the device is closed is wrong, and stops).
+    var sync: SyncDevice {
+        guard let openSync else { preconditionFailure("\(directory.lastPathComponent) is closed") }
+        return openSync
+    }
 
     init(directory: URL, clock: TestClock, engine: Engine, sync: SyncDevice, view: DelayedView) {
         self.directory = directory
         self.clock = clock
         self.engine = engine
-        self.sync = sync
+        openSync = sync
         self.view = view
     }
 
     /// Opens the engine and sync state again (after its files were replaced).
     func reopen() throws {
         engine = try Engine(storage: .directory(directory), options: TestDevice.engineOptions(clock))
-        sync = try SyncDevice.open(
+        openSync = try SyncDevice.open(
             directory: directory, backend: engine, store: view, options: TestDevice.syncOptions(clock))
     }
 
     /// Lets go of the engine and sync state (their files may then be copied or replaced).
     func close() throws {
         engine = try Engine(storage: .inMemory)
-        sync = try SyncDevice.open(
-            directory: directory, backend: engine, store: view, options: TestDevice.syncOptions(clock))
+        openSync = nil
     }
 
     static func engineOptions(_ clock: TestClock) -> EngineOptions {
