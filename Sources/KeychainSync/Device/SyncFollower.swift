@@ -60,6 +60,9 @@ public final class SyncFollower: @unchecked Sendable {
                 onPass(.success(try device.syncOnce()))
             } catch {
                 onPass(.failure(error))
+                // The sync state is gone (the keychain was erased and left the circle): reported once, then no
+                // more passes, rather than the same failure every interval.
+                if error.kind == .notConfigured { break }
             }
         }
         finished.lock()
@@ -89,7 +92,8 @@ public final class SyncFollower: @unchecked Sendable {
 
 extension SyncDevice {
     /// Syncs now, then whenever the store or the keychain changes (and at least every `interval` seconds), on a
-    /// thread of its own, reporting each pass to `onPass`, until the returned follower is cancelled.
+    /// thread of its own, reporting each pass to `onPass`, until the returned follower is cancelled or the keychain
+    /// leaves the circle by an erase (reported once, as ``SyncError/Kind/notConfigured``).
     public func follow(
         interval: TimeInterval = 60, onPass: @escaping @Sendable (Result<SyncReport, SyncError>) -> Void
     ) throws(SyncError) -> SyncFollower {
