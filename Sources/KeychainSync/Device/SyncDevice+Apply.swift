@@ -53,8 +53,11 @@ extension SyncDevice {
                 states[uuid] = item
             case .live(let winner):
                 guard
-                    item.winnerAuthor != winner.author || item.winnerSequence != winner.sequence || item.keyHash == nil
+                    item.isDead || item.winnerAuthor != winner.author || item.winnerSequence != winner.sequence
+                        || item.keyHash == nil
                 else { continue }
+                // Records that reappear with a live winner and no tombstone bring the item back.
+                item.isDead = false
                 do throws(SyncError) {
                     let content = try open(winner)
                     opened[uuid] = content

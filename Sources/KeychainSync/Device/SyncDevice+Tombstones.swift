@@ -65,14 +65,23 @@ extension SyncDevice {
     }
 
     /// Rebuilds this device's view after it was past the tombstone horizon (offline while deleted items' records
-    /// were compacted away, or restored from an old copy): forgets the item records the store no longer holds,
-    /// and removes from the keychain every synced item left with none (compaction only removes deleted items'
-    /// records), rather than sending it back. Returns how many local items it removed.
+    /// were compacted away, or restored from an old copy): forgets the item records that admitted compactions
+    /// deleted, and removes from the keychain every synced item left with none (compaction only removes deleted
+    /// items' records), rather than sending it back. Returns how many local items it removed.
+    ///
+    /// Only what a signed compaction names goes (found by review: a listing the store made short dropped every
+    /// record it omitted, and their items for good).
     func resync() throws(SyncError) -> Int {
         var removed = 0
+        let trust = try trust()
+        var compacted: [String: Set<Int64>] = [:]
+        for compaction in try decoded(.compaction)
+        where trust.accepts(author: compaction.author, sequence: compaction.sequence) {
+            compacted[compaction.author, default: []].formUnion(compaction.removed ?? [])
+        }
         try state.transaction { () throws(SyncError) in
             for entry in try state.entries(kinds: [.item, .tombstone])
-            where !(storeLogs[entry.author]?.contains(entry.sequence) ?? false) {
+            where compacted[entry.author]?.contains(entry.sequence) ?? false {
                 try state.deleteEntry(author: entry.author, sequence: entry.sequence)
             }
             for (uuid, var item) in try state.items() where !item.isDead {

@@ -95,6 +95,11 @@ final class DelayedView: SyncStore {
         visible.withLock { $0.formUnion(names) }
     }
 
+    /// Hides records delivered before: a store that withholds them from its listings.
+    func withhold(_ names: [String]) {
+        visible.withLock { $0.subtract(names) }
+    }
+
     /// The base store's records this view has not delivered yet.
     func undelivered() throws -> [String] {
         let names = try base.list(prefix: "")
