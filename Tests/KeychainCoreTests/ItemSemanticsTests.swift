@@ -6,16 +6,30 @@ import Testing
 
 @Suite("Item semantics")
 struct ItemSemanticsTests {
-    @Test("A synchronizable item's delete leaves a tombstone row, with no secret in it")
-    func tombstone() throws {
+    /// Issue 21, item 12: a tombstone kept every sealed attribute and the clear lookup hashes forever, even in a
+    /// keychain never set up for sync. Sync needs only the removal's record in the change feed.
+    @Test("A synchronizable item's delete leaves no row: the change feed reports the removal")
+    func noTombstoneRow() throws {
         let keychain = try TestKeychain()
         try keychain.engine.addPassword("s", "3", [.synchronizable: .bool(true)])
         #expect(try keychain.engine.delete(ItemQuery(itemClass: .genericPassword, synchronizable: .any), for: app) == 1)
         let rows = try Database(path: KeychainDirectory(url: keychain.directory.keychain).databasePath)
-        let tombstones = try rows.first("SELECT COUNT(*), MAX(secret IS NULL) FROM items WHERE tomb = 1") {
-            ($0.integer(0), $0.integer(1))
-        }
-        #expect(tombstones?.0 == 1 && tombstones?.1 == 1)
+        #expect(try rows.first("SELECT COUNT(*) FROM items") { $0.integer(0) } == 0)
+        let feed = try keychain.engine.changes(since: 0, for: app, limit: 10).changes
+        #expect(feed.map(\.kind) == [.added, .removed])
+        #expect(feed.last?.isSynchronizable == true)
+        #expect(try keychain.engine.verify().isSound)
+    }
+
+    @Test("A tombstone row an older build kept goes when the keychain opens; the keychain verifies")
+    func olderTombstoneDropped() throws {
+        let directory = try KeychainFiles.fixture("schema4-keychain")
+        let path = KeychainDirectory(url: directory.keychain).databasePath
+        #expect(try Database(path: path).first("SELECT COUNT(*) FROM items WHERE tomb = 1") { $0.integer(0) } == 1)
+        let engine = try Engine(storage: .directory(directory.keychain), options: EngineOptions(passcodeCost: .minimum))
+        #expect(try Database(path: path).first("SELECT COUNT(*) FROM items WHERE tomb = 1") { $0.integer(0) } == 0)
+        try engine.unlock(passcode: "1234")
+        #expect(try engine.verify().isSound)
     }
 
     @Test("Entitlements plists: groups in Apple's order, prefixes expanded")

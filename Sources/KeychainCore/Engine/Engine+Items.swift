@@ -159,8 +159,8 @@ extension Engine {
         return attributes
     }
 
-    /// Deletes every item a query matches, all or nothing. A synchronizable item leaves a tombstone (for sync);
-    /// a query by persistent reference alone also deletes an item that fails authentication.
+    /// Deletes every item a query matches, all or nothing (a synchronizable item too: sync reads the removal from
+    /// the change feed); a query by persistent reference alone also deletes an item that fails authentication.
     public func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
         try write(preparedDelete(query, for: caller))
     }
@@ -170,7 +170,7 @@ extension Engine {
         guard query.limit == nil else { throw .param("a delete removes every match; it takes no match limit") }
         let now = options.now()
         return { (state) throws(EngineError) -> Int in
-            // Attributes too: a synchronizable item's tombstone keeps them, sealed again as its new version.
+            // Attributes for the access group the removal records.
             let result = try state.search.run(query, for: caller, needs: [.attributes], limit: .max)
             if result.matches.isEmpty, query.persistentReference != nil, query.attributes.isEmpty,
                 !result.damagedRowIDs.isEmpty
@@ -179,19 +179,10 @@ extension Engine {
                 return result.damagedRowIDs.count
             }
             try Self.checkFound(result, query)
+            // A synchronizable item's row goes like any other (issue 21, item 12): sync learns of the removal from
+            // the change feed, whose record is all it needs; no row keeps its sealed attributes or lookup hashes.
             for match in result.matches {
-                if match.synchronizable, let attributes = match.attributes {
-                    var attributes = attributes
-                    attributes[.modificationDate] = .date(now)
-                    let tombstone = try state.sealer.seal(
-                        itemClass: match.itemClass, attributes: attributes, data: Data(), uuid: match.uuid,
-                        sequence: try state.store.changeLog.nextSequence(), isTombstone: true,
-                        keybag: state.keybag)
-                    try state.store.replace(rowID: match.rowID, with: tombstone, kind: .removed)
-                } else {
-                    try state.store.delete(
-                        rowID: match.rowID, accessGroup: match.attributes?.string(.accessGroup), at: now)
-                }
+                try state.store.delete(rowID: match.rowID, accessGroup: match.attributes?.string(.accessGroup), at: now)
             }
             return result.matches.count
         }

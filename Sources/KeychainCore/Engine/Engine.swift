@@ -63,6 +63,8 @@ public final class Engine: KeychainBackend {
         // An upgraded keychain without a passcode has every class key now. Best effort: a keychain that cannot be
         // written now (read-only, busy) keeps accepting the older binding and is sealed again another time.
         state.withLock { state in try? state.rebindOlderRows() }
+        // Best effort as well: a keychain that cannot be written now keeps its old tombstones until next time.
+        state.withLock { state in try? state.dropTombstoneRows() }
     }
 
     /// Brings the schema up to date, sealing what the change log's migration made. A database without a change log
