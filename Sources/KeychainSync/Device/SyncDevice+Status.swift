@@ -7,6 +7,7 @@ extension SyncDevice {
         try withLock { () throws(SyncError) -> SyncStatus in
             let trust = try trust()
             _ = openEpochs(trust)
+            let heads = try compareHeads(trust)
             let items = try state.items().values
             var pending = 0
             for item in items where !item.isDead && item.winnerAuthor == nil { pending += 1 }
@@ -17,7 +18,8 @@ extension SyncDevice {
                 epoch: epochKeys.keys.max()?.number ?? 0,
                 memberCount: trust.members.count, itemCount: items.filter { $0.localUUID != nil }.count,
                 pendingCount: pending, feedCursor: try state.integer(Meta.feedCursor) ?? 0, clock: clock,
-                refused: try state.refusals().mapValues(\.reason))
+                refused: try state.refusals().mapValues(\.reason), disagreements: heads.disagreements,
+                unseen: heads.unseen)
         }
     }
 

@@ -2,12 +2,21 @@ import Foundation
 import KeychainCore
 
 extension SyncDevice {
-    /// Writes an acknowledgment when this device has read tombstones of other devices that its last one did not
-    /// cover, or a version it finds dated too far ahead (``ClockBounds``): how far it has read each log (every
-    /// sequence up to the cursor read, or deleted by a compaction), at what time.
+    /// Writes an acknowledgment when this device has read other devices' entries (acknowledgments aside, or two
+    /// devices would answer each other forever) that its last one did not cover, or a version it finds dated too far
+    /// ahead (``ClockBounds``): how far it has read each log (every sequence up to the cursor read, or deleted by a
+    /// compaction), the hash of the entry each cursor stands on, and at what time.
     func acknowledge(_ trust: TrustState, bounds: ClockBounds) throws(SyncError) -> Int {
         let cursors = try readCursors()
         let previous = try latestAcknowledgments()[deviceID] ?? [:]
+        var advanced = false
+        for (author, cursor) in cursors where author != deviceID && cursor > (previous[author] ?? 0) {
+            if try state.hasEntries(of: author, after: previous[author] ?? 0, through: cursor, besides: .acknowledgment)
+            {
+                advanced = true
+                break
+            }
+        }
         // Tombstones, to be compacted once all have read them; exclusions, so that which of two exclusions each
         // member read first is on record (``ExclusionResolver``).
         let uncovered = try state.entries(kinds: [.tombstone, .exclusion]).contains { entry in
@@ -15,10 +24,17 @@ extension SyncDevice {
                 && entry.sequence <= (cursors[entry.author] ?? 0)
                 && entry.sequence > (previous[entry.author] ?? 0)
         }
-        if !uncovered {
+        if !uncovered && !advanced {
             guard try owesClockVerdict(trust, bounds: bounds) else { return 0 }
         }
-        try append(.acknowledgment) { entry in entry.cursors = cursors }
+        var heads: [String: Data] = [:]
+        for (author, cursor) in cursors where cursor > 0 {
+            heads[author] = try state.link(of: author, at: cursor)?.hash
+        }
+        try append(.acknowledgment) { entry in
+            entry.cursors = cursors
+            entry.heads = heads
+        }
         return 1
     }
 
@@ -116,7 +132,7 @@ extension SyncDevice {
     }
 
     /// Each device's newest acknowledgment.
-    private func latestAcknowledgments() throws(SyncError) -> [String: [String: Int64]] {
+    func latestAcknowledgments() throws(SyncError) -> [String: [String: Int64]] {
         var latest: [String: (Int64, [String: Int64])] = [:]
         for entry in try decoded(.acknowledgment) where entry.sequence > (latest[entry.author]?.0 ?? 0) {
             latest[entry.author] = (entry.sequence, entry.cursors ?? [:])
@@ -124,7 +140,7 @@ extension SyncDevice {
         return latest.mapValues(\.1)
     }
 
-    private func decoded(_ kind: LogEntry.Kind) throws(SyncError) -> [LogEntry] {
+    func decoded(_ kind: LogEntry.Kind) throws(SyncError) -> [LogEntry] {
         try state.entries(kinds: [kind]).compactMap { stored in
             try? SignedRecord.unverifiedBody(
                 LogEntry.self, stored.bytes, name: RecordName.log(stored.author, stored.sequence))

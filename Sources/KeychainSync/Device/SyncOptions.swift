@@ -69,6 +69,22 @@ public struct SyncStatus: Sendable, Equatable, Codable {
     public var clock: HybridTime
     /// The devices this device refused, by id: why (two histories signed, a clock that went back).
     public var refused: [String: String] = [:]
+    /// Where another member's acknowledgment names another entry than this device holds at the same place of a
+    /// log: the store showed the two of them different histories (a fork), or the log's author signed two.
+    public var disagreements: [SyncDisagreement] = []
+    /// For each log a member has read further than this device, how far: the store delays or withholds those
+    /// entries from this device (a while is normal; for long, the store is withholding them).
+    public var unseen: [String: Int64] = [:]
+}
+
+/// A member that holds another entry than this device at a place of a log (``SyncStatus/disagreements``).
+public struct SyncDisagreement: Sendable, Equatable, Codable {
+    /// The member whose acknowledgment names the other entry.
+    public var member: String
+    /// The log's author.
+    public var author: String
+    /// The place in the log.
+    public var sequence: Int64
 }
 
 /// What one ``SyncDevice/syncOnce()`` did.

@@ -63,6 +63,9 @@ struct LogEntry: Codable, Sendable, Equatable {
     /// How far the author has read each device's log: every sequence up to the cursor is read or compacted
     /// (``Kind/acknowledgment``).
     var cursors: [String: Int64]?
+    /// The hash (``EntryHash``) of the entry each cursor stands on (``Kind/acknowledgment``): members that were
+    /// shown different histories of one log find out from each other's acknowledgments.
+    var heads: [String: Data]?
     /// The sequences of the author's log it deletes (``Kind/compaction``).
     var removed: [Int64]?
 }

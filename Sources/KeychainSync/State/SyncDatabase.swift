@@ -176,6 +176,18 @@ final class SyncDatabase {
         return changed > 0
     }
 
+    /// Whether `author`'s log holds an entry kept after `start` through `end` of another kind than `excluded`.
+    func hasEntries(
+        of author: String, after start: Int64, through end: Int64, besides excluded: LogEntry.Kind
+    ) throws(SyncError) -> Bool {
+        try Self.sql("cannot read the sync state") { () throws(EngineError) -> Bool in
+            try database.first(
+                "SELECT 1 FROM entries WHERE author = ? AND sequence > ? AND sequence <= ? AND kind != ? LIMIT 1",
+                [.text(author), .integer(start), .integer(end), .text(excluded.rawValue)]
+            ) { _ in true } ?? false
+        }
+    }
+
     /// The highest sequence kept of `author`'s log (0 when none).
     func lastSequence(of author: String) throws(SyncError) -> Int64 {
         try Self.sql("cannot read the sync state") { () throws(EngineError) -> Int64 in

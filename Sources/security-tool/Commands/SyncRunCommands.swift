@@ -69,6 +69,14 @@ extension Command {
                     "items": .number(Int64(status.itemCount)), "pending": .number(Int64(status.pendingCount)),
                     "feedCursor": .number(status.feedCursor), "clock": .date(status.clock.date),
                     "refused": .object(status.refused.mapValues { .string($0) }),
+                    "disagreements": .array(
+                        status.disagreements.map {
+                            .object([
+                                "member": .string($0.member), "author": .string($0.author),
+                                "sequence": .number($0.sequence),
+                            ])
+                        }),
+                    "unseen": .object(status.unseen.mapValues { .number($0) }),
                 ]).text)
         } else {
             session.console.print(
@@ -84,6 +92,14 @@ extension Command {
                 """)
             for (device, reason) in status.refused.sorted(by: { $0.key < $1.key }) {
                 session.console.print("refused: \(device): \(reason)")
+            }
+            for disagreement in status.disagreements {
+                session.console.print(
+                    "disagrees: \(disagreement.member) holds another entry \(disagreement.sequence) of "
+                        + "\(disagreement.author)'s log (the store showed us different histories)")
+            }
+            for (author, sequence) in status.unseen.sorted(by: { $0.key < $1.key }) {
+                session.console.print("unseen: \(author)'s log through \(sequence), read by another member")
             }
         }
         return 0
