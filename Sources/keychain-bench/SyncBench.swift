@@ -53,7 +53,13 @@ enum SyncBench {
                     directory: directory, backend: engine, store: store, storeURL: url, name: "device\(index)")
                 : try SyncDevice.join(
                     directory: directory, backend: engine, store: store, storeURL: url, name: "device\(index)")
-            if index > 0 { try devices[0].approve(code: device.joinCode) }
+            if index > 0 {
+                try devices[0].answerJoinRequests()
+                guard let code = try device.revealJoinCodes()[devices[0].name] else {
+                    throw SyncError(.notFound, "device 0 did not answer device \(index)")
+                }
+                try devices[0].approve(code: code)
+            }
             engines.append(engine)
             devices.append(device)
         }

@@ -128,8 +128,7 @@ struct MidPassEditTests {
         try view.deliverAll()
         let b = try SyncDevice.join(
             directory: directory, backend: backend, store: view, storeURL: circle.url, name: "b")
-        try circle.devices[0].view.deliverAll()
-        try circle.devices[0].sync.approve(code: b.joinCode)
+        try pair(b, view, with: circle.devices[0].sync, circle.devices[0].view)
         return (b, engine, backend, view)
     }
 

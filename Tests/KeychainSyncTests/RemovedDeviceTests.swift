@@ -84,8 +84,7 @@ struct RemovedDeviceTests {
         }
         // A new device, approved by A, reads C's log for the first time.
         let newcomer = try circle.makeDevice(name: "newcomer")
-        try a.view.deliverAll()
-        try a.sync.approve(code: newcomer.sync.joinCode)
+        try circle.admit(newcomer, by: a)
         circle.adopt(newcomer)
         try circle.syncAll(rounds: 3, except: [c])
         #expect(try newcomer.secret(account: "forged by c", service: "svc") == nil)

@@ -41,8 +41,7 @@ struct TombstoneTests {
         for device in circle.devices { #expect(try device.secret(account: "temp", service: "svc") == nil) }
         // A device that joins now never sees the item.
         let late = try circle.makeDevice(name: "late")
-        try a.view.deliverAll()
-        try a.sync.approve(code: late.sync.joinCode)
+        try circle.admit(late, by: a)
         circle.adopt(late)
         try circle.syncAll(rounds: 2)
         #expect(try late.secret(account: "temp", service: "svc") == nil)

@@ -17,11 +17,17 @@ struct TrustTests {
         #expect(try b.sync.status().membership == .joining)
         try b.sync.syncOnce()
         #expect(try b.secret(account: "early", service: "svc") == nil)
-        let code = b.sync.joinCode
-        #expect(code.count == 11 && code.dropFirst(5).first == "-")
+        #expect(try b.sync.revealJoinCodes().isEmpty, "no code before a member answers")
         try a.view.deliverAll()
         try a.sync.syncOnce()
         #expect(try a.sync.devices().contains { $0.id == b.sync.deviceID && $0.membership == .joining })
+        let requests = try a.sync.answerJoinRequests()
+        #expect(requests.map(\.name) == ["newcomer"] && requests.allSatisfy { !$0.isRevealed })
+        try b.view.deliverAll()
+        let code = try #require(try b.sync.revealJoinCodes()[a.sync.name])
+        #expect(code.count == 11 && code.dropFirst(5).first == "-")
+        try a.view.deliverAll()
+        #expect(try a.sync.answerJoinRequests().allSatisfy(\.isRevealed))
         try a.sync.approve(code: code.lowercased().replacingOccurrences(of: "-", with: ""))
         circle.adopt(b)
         try circle.syncAll()
@@ -35,14 +41,21 @@ struct TrustTests {
         let circle = try TestCircle(.memory, devices: 1)
         let a = circle.devices[0]
         let honest = try circle.makeDevice(name: "honest")
-        let code = honest.sync.joinCode
-        // The store hides the honest request and shows an impostor's in its place.
+        // The store hides the honest request and shows an impostor's in its place: the member answers that one.
         try circle.store.delete("devices/\(honest.sync.deviceID)/identity")
         let impostor = try circle.makeDevice(name: "impostor")
-        #expect(impostor.sync.joinCode != code)
         try a.view.deliverAll()
+        #expect(try a.sync.answerJoinRequests().map(\.name) == ["impostor"])
+        // The honest device was not answered: it shows no code, so its user types none.
+        try honest.view.deliverAll()
+        #expect(try honest.sync.revealJoinCodes().isEmpty)
+        try impostor.view.deliverAll()
+        let impostorCode = try #require(try impostor.sync.revealJoinCodes()[a.sync.name])
+        // A guess at the code, as the store would have to make, misses (one chance in 2^50).
+        try a.view.deliverAll()
+        let guess = impostorCode == "00000-00000" ? "00000-00001" : "00000-00000"
         #expect {
-            try a.sync.approve(code: code)
+            try a.sync.approve(code: guess)
         } throws: { error in
             (error as? SyncError)?.kind == .notFound
         }
@@ -70,14 +83,13 @@ struct TrustTests {
         let joiner = try SyncDevice.join(
             directory: directory, backend: engine, store: view, storeURL: fake.url, name: "joiner",
             circleCode: circleCode)
-        try fake.devices[0].view.deliverAll()
-        try fake.devices[0].sync.approve(code: joiner.joinCode)
+        // Its founder answers and would approve; the joiner shows it no code, so no user could type one.
+        #expect(throws: SyncError.self) { try pair(joiner, view, with: fake.devices[0].sync, fake.devices[0].view) }
+        try fake.devices[0].approveWithoutCode(joiner.deviceID)
         try view.deliverAll()
-        #expect {
-            try joiner.syncOnce()
-        } throws: { error in
-            (error as? SyncError)?.kind == .notTrusted
-        }
+        // No genesis in this store has the code: the joiner sees no circle at all, and stays a joining device.
+        try joiner.syncOnce()
+        #expect(try joiner.status().membership == .joining)
         let items = try fake.store.list(prefix: "devices/\(joiner.deviceID)/log/")
         #expect(items.isEmpty)
         #expect(throws: SyncError.self) {
@@ -124,8 +136,7 @@ struct TrustTests {
         let joiner = try SyncDevice.join(
             directory: directory, backend: engine, store: view, storeURL: circle.url, name: "joiner",
             circleCode: try a.sync.status().circleCode)
-        try a.view.deliverAll()
-        try a.sync.approve(code: joiner.joinCode)
+        try pair(joiner, view, with: a.sync, a.view)
         try view.deliverAll()
         try joiner.syncOnce()
         #expect(try joiner.status().membership == .member)

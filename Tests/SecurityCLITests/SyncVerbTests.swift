@@ -24,10 +24,16 @@ struct SyncVerbTests {
 
         let created = try a.run(["sync-init", "--store", store, "--device", "laptop"])
         #expect(created.status == 0, "\(created.errors)")
-        let joined = try b.run(["sync-join", "--store", store, "--device", "desktop"])
+        let joined = try b.run(["sync-join", "--store", store, "--device", "desktop", "--wait", "0"])
         #expect(joined.status == 0, "\(joined.errors)")
-        let code = joined.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(code.count == 11)
+        #expect(joined.output.isEmpty && joined.errors.contains("no trusted device has answered yet"))
+        #expect(try b.run(["sync-code"]).status == 1)
+        let answered = try a.run(["sync-approve"])
+        #expect(answered.status == 0 && answered.output.hasPrefix("desktop ("), "\(answered.errors)")
+        let shown = try b.run(["sync-code"])
+        #expect(shown.status == 0, "\(shown.errors)")
+        let code = shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(code.count == 11 && shown.errors.contains("type it on laptop: security sync-approve \(code)"))
         #expect(try a.run(["sync-approve", "ZZZZZ-ZZZZZ"]).status == 1)
         let approved = try a.run(["sync-approve", code])
         #expect(approved.status == 0, "\(approved.errors)")
@@ -82,7 +88,8 @@ struct SyncVerbTests {
             !FileManager.default.fileExists(atPath: home.defaultKeychain.appendingPathComponent("sync.sqlite").path))
         let notSetUp = try tool.run(["sync"])
         #expect(notSetUp.status == 1 && notSetUp.errors.contains("not set up for sync"))
-        #expect(try tool.run(["sync-approve"]).status == 2)
+        #expect(try tool.run(["sync-approve", "a", "b"]).status == 2)
+        #expect(try tool.run(["sync-join", "--store", "file:///nowhere", "--wait", "soon"]).status == 2)
     }
 
     @Test("sync --watch follows the store: an item added on another device arrives without a command")
@@ -92,7 +99,9 @@ struct SyncVerbTests {
         let (a, b) = (device(homeA), device(homeB))
         let store = "file://" + homeA.url.appendingPathComponent("store").path
         #expect(try a.run(["sync-init", "--store", store]).status == 0)
-        let code = try b.run(["sync-join", "--store", store]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try b.run(["sync-join", "--store", store, "--wait", "0"]).status == 0)
+        #expect(try a.run(["sync-approve"]).status == 0)
+        let code = try b.run(["sync-code"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try a.run(["sync-approve", code]).status == 0)
         #expect(try b.run(["sync"]).status == 0)
 

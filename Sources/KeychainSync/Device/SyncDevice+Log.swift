@@ -154,11 +154,12 @@ extension SyncDevice {
         // A device told the circle's code founds its view on the genesis whose author has that code, whatever
         // other genesis a store shows it first (found by review: the first genesis by clock won, and a made-up one
         // was then pinned for good).
+        // With a code and no genesis that has it, no circle is seen at all (an empty founder matches no author).
         let founder =
             pinned
-            ?? expected.flatMap { code in
+            ?? expected.map { code in
                 decoded.first { $0.kind == .genesis && $0.member.map { Self.has($0, circleCode: code) } == true }?
-                    .author
+                    .author ?? ""
             }
         let trust = TrustState(decoded, founder: founder, evidence: evidence)
         // Once this device belongs to the circle it was told of (or to the first one, when it was told none), its

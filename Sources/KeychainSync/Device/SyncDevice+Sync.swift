@@ -85,23 +85,25 @@ extension SyncDevice {
         return sent
     }
 
-    /// Approves the join request whose code is `code` (as the joining device shows it): admits that device and
-    /// shares every epoch's key with it. A request the store swapped has other keys, so another code: nothing
-    /// matches it, and ``SyncError/Kind/notFound`` says so.
+    /// Approves the join request whose code is `code`, as the joining device shows it once this device answered it
+    /// (``answerJoinRequests()``, then the joining device's ``revealJoinCodes()``): admits that device and shares
+    /// every epoch's key with it. A request the store made or swapped gets another code, except by a one-in-2^50
+    /// guess it had to commit to before this device's answer; nothing matches it, and
+    /// ``SyncError/Kind/notFound`` says so.
     public func approve(code: String) throws(SyncError) {
-        guard let wanted = PublicIdentity.normalizedCode(code) else {
-            throw SyncError(.invalidArgument, "\"\(code)\" is not a join code (ten letters and digits, as XXXXX-XXXXX)")
+        let length = options.joinCodeCharacters
+        guard let wanted = PublicIdentity.normalizedCode(code, characters: length) else {
+            throw SyncError(
+                .invalidArgument, "\"\(code)\" is not a join code (\(length) letters and digits, as XXXXX-XXXXX)")
         }
         try withLock { () throws(SyncError) in
             try pull()
             let trust = try requireMember()
             var match: (String, PublicIdentity)?
-            for device in storeIdentities.sorted() where trust.members[device] == nil {
-                guard let candidate = try identity(of: device), try candidate.joinCode == wanted else { continue }
-                guard trust.excluded[device] == nil else {
+            for (device, candidate, code) in try pairingCodes(trust) where code == wanted {
+                guard trust.excluded[device] == nil, trust.refused[device] == nil else {
                     throw SyncError(.notTrusted, "the device with code \(wanted) was removed from the circle")
                 }
-                // Two requests with one code: someone made a key pair to match the code shown; approve neither.
                 guard match == nil else {
                     throw SyncError(
                         .notTrusted, "two join requests in the store have the code \(wanted): none is approved")
@@ -109,7 +111,10 @@ extension SyncDevice {
                 match = (device, candidate)
             }
             guard let (device, candidate) = match else {
-                throw SyncError(.notFound, "no join request in the store has the code \(wanted)")
+                throw SyncError(
+                    .notFound,
+                    "no join request this device answered has the code \(wanted) (answer first with sync-approve "
+                        + "alone, and take the code the new device shows after that)")
             }
             var shares: [KeyShare] = []
             for (_, keys) in try topLevelKeys().sorted(by: { $0.key < $1.key }) {
@@ -164,7 +169,7 @@ extension SyncDevice {
         }
     }
 
-    private func requireMember() throws(SyncError) -> TrustState {
+    func requireMember() throws(SyncError) -> TrustState {
         let trust = try trust()
         guard membership(in: trust) == .member else {
             throw SyncError(.notTrusted, "this device is not a trusted member of the sync circle")

@@ -256,7 +256,9 @@ public final class SyncDevice: @unchecked Sendable {
                 )
             }
             if let expected { try device.state.setText(expected, for: Meta.expectedCircle) }
-            try device.publishIdentity()
+            let nonce = try JoinPairing.nonce()
+            try device.state.setValue(nonce, for: Meta.joinNonce)
+            try device.publishIdentity(commitment: try JoinPairing.commitment(to: nonce))
         }
     }
 
@@ -318,16 +320,12 @@ public final class SyncDevice: @unchecked Sendable {
     }
 
     /// Writes this device's identity record, unless it is there.
-    private func publishIdentity() throws(SyncError) {
+    private func publishIdentity(commitment: Data? = nil) throws(SyncError) {
         let name = RecordName.identity(deviceID)
         let bytes = try SignedRecord.seal(
-            IdentityRecord(identity: identity.publicIdentity), name: name, signer: identity.signing)
+            IdentityRecord(identity: identity.publicIdentity, commitment: commitment), name: name,
+            signer: identity.signing)
         _ = try storeCall { () throws(SyncStoreError) -> Bool in try store.putIfAbsent(name, bytes) }
-    }
-
-    /// The code a trusted device approves this device by (derived from its public keys).
-    public var joinCode: String {
-        (try? identity.publicIdentity.joinCode) ?? ""
     }
 
     /// The code of the circle this device founds (``createCircle(directory:backend:store:storeURL:name:options:)``):
@@ -369,5 +367,7 @@ public final class SyncDevice: @unchecked Sendable {
         static let expectedCircle = "expected_circle"
         /// The founder of the circle this device belongs to, pinned once it is a member (``TrustState``).
         static let founder = "founder"
+        /// A joining device's pairing nonce, committed to in its join request (``JoinPairing``).
+        static let joinNonce = "join_nonce"
     }
 }

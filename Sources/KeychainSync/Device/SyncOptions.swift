@@ -7,6 +7,8 @@ public struct SyncOptions: Sendable {
     public var now: @Sendable () -> Date
     /// How many losing versions ``SyncDevice/history(for:)`` returns at most, newest first.
     public var historyDepth: Int
+    /// How many characters (5 bits each) a join code has: 10 (50 bits); tests lower it to grind codes.
+    var joinCodeCharacters = 10
 
     /// Creates options: the system clock, and five versions of history.
     public init(now: @escaping @Sendable () -> Date = { Date() }, historyDepth: Int = 5) {

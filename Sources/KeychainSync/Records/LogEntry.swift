@@ -29,6 +29,11 @@ struct LogEntry: Codable, Sendable, Equatable {
         /// A member defines a new epoch shared with the current members only (``LogEntry/epoch``): written when
         /// no epoch is left that only members hold.
         case rekey
+        /// A member answers a join request (``LogEntry/subject``, whose ``LogEntry/commitment`` it pins) with its
+        /// pairing nonce (``LogEntry/nonce``): the first half of the join code (``JoinPairing``).
+        case answer
+        /// A joining device reveals the pairing nonce it committed to (``LogEntry/nonce``), once answered.
+        case reveal
     }
 
     /// The format: 2 names the author's previous entry (``previous``); 1, written before, does not.
@@ -68,6 +73,10 @@ struct LogEntry: Codable, Sendable, Equatable {
     var heads: [String: Data]?
     /// The sequences of the author's log it deletes (``Kind/compaction``).
     var removed: [Int64]?
+    /// A pairing nonce (``Kind/answer``, ``Kind/reveal``).
+    var nonce: Data?
+    /// The join request's commitment an answer was given to (``Kind/answer``).
+    var commitment: Data?
 }
 
 /// An item version as the store holds it: the item key wrapped by a sync class key of an epoch, and the padded

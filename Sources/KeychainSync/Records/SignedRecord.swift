@@ -56,6 +56,13 @@ enum SignedRecord {
 struct IdentityRecord: Codable, Sendable {
     var format = 1
     var identity: PublicIdentity
+    /// A joining device's commitment to its pairing nonce (``JoinPairing``), fixed before any member answers.
+    var commitment: Data?
+
+    /// The commitment of the identity record `bytes` (verified by ``verified(_:name:device:)`` first).
+    static func commitment(_ bytes: [UInt8], name: String) -> Data? {
+        (try? SignedRecord.unverifiedBody(IdentityRecord.self, bytes, name: name))?.commitment
+    }
 
     /// Verifies an identity record read as `name`: it parses, its keys hash to the device id its name carries, and
     /// it is signed by its own key.

@@ -89,7 +89,7 @@ struct TrustState: Sendable {
                 epochs[epoch.id] == nil
             else { return }
             epochs[epoch.id] = epoch
-        case .share, .item, .tombstone, .acknowledgment, .compaction, .exclusion:
+        case .share, .item, .tombstone, .acknowledgment, .compaction, .exclusion, .answer, .reveal:
             guard members[entry.author] != nil else { return }
         }
         for share in entry.shares ?? [] where members[share.recipient] != nil {

@@ -9,6 +9,8 @@ extension OptionSpecification.LongOption {
     static let device = OptionSpecification.LongOption(name: "device", takesValue: true)
     /// `--circle CODE`: the circle a joining device accepts (its code, as `sync-status` shows it on a member).
     static let circle = OptionSpecification.LongOption(name: "circle", takesValue: true)
+    /// `--wait SECONDS`: how long `sync-join` waits for a trusted device's answer.
+    static let wait = OptionSpecification.LongOption(name: "wait", takesValue: true)
 }
 
 extension Command {
@@ -31,38 +33,98 @@ extension Command {
         return 0
     }
 
-    /// `sync-join --store URL [--device NAME]` (ours): asks to join the circle in the store and prints the code a
-    /// trusted device approves.
+    /// `sync-join --store URL [--device NAME] [--circle CODE] [--wait SECONDS]` (ours): asks to join the circle in
+    /// the store, waits for a trusted device to answer (`sync-approve` there), and prints the code to type there.
     static let syncJoin = Command(
         name: "sync-join",
         usage: """
-            --store URL [--device NAME] [--circle CODE]
-                --store URL    The store the circle is in
-                --device NAME  This device's name (default: the host name)
-                --circle CODE  Join only the circle with this code (sync-status on a member shows it)
+            --store URL [--device NAME] [--circle CODE] [--wait SECONDS]
+                --store URL     The store the circle is in
+                --device NAME   This device's name (default: the host name)
+                --circle CODE   Join only the circle with this code (sync-status on a member shows it)
+                --wait SECONDS  How long to wait for a trusted device's answer (default 600; 0: do not wait)
             """,
-        help: "Ask to join the sync circle in a store; prints the code to approve on a trusted device.",
-        options: OptionSpecification("", long: [.store, .device, .circle])
+        help: "Ask to join the sync circle in a store; prints the code to type on a trusted device once it answers.",
+        options: OptionSpecification("", long: [.store, .device, .circle, .wait])
     ) { arguments, session throws(ToolFailure) in
+        let waitText = arguments.value(long: "wait") ?? "600"
+        guard let wait = Int(waitText), wait >= 0, wait <= 86_400 else {
+            throw .usage("--wait \(waitText): give a number of seconds from 0 to 86400")
+        }
         let device = try setUpDevice(arguments, session, context: "sync-join", create: false)
-        session.console.print(device.joinCode)
         session.console.printError(
-            "approve this device on a trusted one with: security sync-approve \(device.joinCode); then run security sync"
-        )
+            "asked to join as \(device.name); on a trusted device run: security sync-approve (it answers this request)")
+        let deadline = Date().addingTimeInterval(Double(wait))
+        var codes: [String: String] = [:]
+        while true {
+            codes = try SyncSession.run("sync-join") { () throws(SyncError) -> [String: String] in
+                try device.revealJoinCodes()
+            }
+            if !codes.isEmpty || Date() >= deadline { break }
+            Thread.sleep(forTimeInterval: 1)
+        }
+        try printCodes(codes, session)
         return 0
     }
 
-    /// `sync-approve CODE` (ours): admits the device whose join request has that code.
-    static let syncApprove = Command(
-        name: "sync-approve",
-        usage: "CODE\n        CODE  The code sync-join printed on the new device",
-        help: "Approve a device that asked to join the sync circle, by its code.",
+    /// `sync-code` (ours): on a device that asked to join, the code to type on each trusted device that answered.
+    static let syncCode = Command(
+        name: "sync-code",
+        usage: "",
+        help: "Show the code to type on the trusted device that answered this device's join request.",
         options: OptionSpecification("")
     ) { arguments, session throws(ToolFailure) in
-        guard arguments.positionals.count == 1, let code = arguments.positionals.first else {
-            throw .usage("sync-approve takes one code, as sync-join printed it")
+        guard arguments.positionals.isEmpty else { throw .usage("sync-code takes no arguments") }
+        let device = try SyncSession.device(session, context: "sync-code")
+        let codes = try SyncSession.run("sync-code") { () throws(SyncError) -> [String: String] in
+            try device.revealJoinCodes()
+        }
+        try printCodes(codes, session)
+        return codes.isEmpty ? 1 : 0
+    }
+
+    /// Prints each code (standard output) and where to type it (standard error), or that none has come yet.
+    private static func printCodes(_ codes: [String: String], _ session: ToolSession) throws(ToolFailure) {
+        guard !codes.isEmpty else {
+            session.console.printError(
+                "no trusted device has answered yet: run security sync-approve on one, then security sync-code here")
+            return
+        }
+        for (member, code) in codes.sorted(by: { $0.key < $1.key }) {
+            session.console.print(code)
+            session.console.printError("type it on \(member): security sync-approve \(code)")
+        }
+    }
+
+    /// `sync-approve [CODE]` (ours): without a code, answers the devices that asked to join; with one, admits the
+    /// device that shows it.
+    static let syncApprove = Command(
+        name: "sync-approve",
+        usage:
+            "[CODE]\n        CODE  The code the new device shows once this one answered (sync-approve alone answers)",
+        help: "Answer the devices that asked to join the sync circle, or approve the one that shows CODE.",
+        options: OptionSpecification("")
+    ) { arguments, session throws(ToolFailure) in
+        guard arguments.positionals.count <= 1 else {
+            throw .usage("sync-approve takes at most one code, as the new device shows it")
         }
         let device = try SyncSession.device(session, context: "sync-approve")
+        guard let code = arguments.positionals.first else {
+            let requests = try SyncSession.run("sync-approve") { () throws(SyncError) -> [SyncDevice.JoinRequest] in
+                try device.answerJoinRequests()
+            }
+            guard !requests.isEmpty else {
+                session.console.printError("no device has asked to join (security sync-join on the new device)")
+                return 1
+            }
+            for request in requests {
+                session.console.print("\(request.name) (\(request.deviceID))")
+            }
+            session.console.printError(
+                "answered; the new device shows a code (sync-join, or sync-code there): type security sync-approve CODE"
+            )
+            return 0
+        }
         try SyncSession.run("sync-approve \(code)") { () throws(SyncError) in
             try device.approve(code: code)
             try device.syncOnce()

@@ -28,6 +28,7 @@ extension Command {
         .sync,
         .syncInit,
         .syncJoin,
+        .syncCode,
         .syncApprove,
         .syncStatus,
         .syncDevices,

@@ -1,9 +1,10 @@
 import Foundation
 import KeychainCore
-import KeychainSync
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import KeychainSync
 
 /// A kind of store the multi-device scenarios run on: in memory, a folder, and PostgreSQL where a server can be had
 /// (its scenarios are left out, and say so in the list of arguments, where none can).
@@ -183,14 +184,19 @@ final class TestCircle {
     private(set) var devices: [TestDevice] = []
 
     /// A circle of `count` devices: the first creates it, each other joins and is approved by the first by its code.
-    init(_ factory: StoreFactory, devices count: Int, duplicatesListings: Bool = false) throws {
+    /// How many characters its devices' join codes have (tests lower it to grind codes).
+    let joinCodeCharacters: Int
+
+    init(
+        _ factory: StoreFactory, devices count: Int, duplicatesListings: Bool = false, joinCodeCharacters: Int = 10
+    ) throws {
+        self.joinCodeCharacters = joinCodeCharacters
         temporary = try TemporaryDirectory(prefix: "sync")
         (store, url, owner) = try factory.make(temporary)
         for index in 0..<count {
             let device = try makeDevice(name: "device\(index)", duplicatesListings: duplicatesListings)
             if index > 0 {
-                try devices[0].view.deliverAll()
-                try devices[0].sync.approve(code: device.sync.joinCode)
+                try admit(device, by: devices[0])
             }
             devices.append(device)
         }
@@ -204,16 +210,23 @@ final class TestCircle {
         let engine = try Engine(storage: .directory(directory), options: TestDevice.engineOptions(clock))
         let view = DelayedView(store, duplicatesListings: duplicatesListings)
         try view.deliverAll()
+        var options = TestDevice.syncOptions(clock)
+        options.joinCodeCharacters = joinCodeCharacters
         let sync =
             devices.isEmpty
             ? try SyncDevice.createCircle(
                 directory: directory, backend: engine, store: view, storeURL: url, name: name,
-                options: TestDevice.syncOptions(clock))
+                options: options)
             : try SyncDevice.join(
                 directory: directory, backend: engine, store: view, storeURL: url, name: name,
-                circleCode: circleCode, options: TestDevice.syncOptions(clock))
+                circleCode: circleCode, options: options)
         let device = TestDevice(directory: directory, clock: clock, engine: engine, sync: sync, view: view)
         return device
+    }
+
+    /// Has `member` admit `device` as users would (``pair(_:_:with:_:)``).
+    func admit(_ device: TestDevice, by member: TestDevice) throws {
+        try pair(device.sync, device.view, with: member.sync, member.view)
     }
 
     /// Adds a device made by ``makeDevice(name:duplicatesListings:)`` to the circle's list.
@@ -241,4 +254,17 @@ final class TestCircle {
             #expect(try device.synchronizableItems() == reference, sourceLocation: sourceLocation)
         }
     }
+}
+
+/// Pairs a joining device with a member as their users would: the member answers the join requests, the joining
+/// device reveals its nonce and shows its code, and the member approves the code typed there.
+func pair(_ joiner: SyncDevice, _ joinerView: DelayedView, with member: SyncDevice, _ memberView: DelayedView) throws {
+    try memberView.deliverAll()
+    try member.answerJoinRequests()
+    try joinerView.deliverAll()
+    guard let code = try joiner.revealJoinCodes()[member.name] else {
+        throw SyncError(.notFound, "\(member.name) did not answer \(joiner.name)'s join request")
+    }
+    try memberView.deliverAll()
+    try member.approve(code: code)
 }
