@@ -88,7 +88,9 @@ enum SyncBench {
             var changed = false
             for device in devices {
                 let report = try device.syncOnce()
-                changed = changed || report.sent + report.received + report.applied > 0
+                // Converged: a round in which no device sent or changed anything (what a device only reads then,
+                // the others' acknowledgments of the last items, changes nothing).
+                changed = changed || report.sent + report.applied > 0
             }
             if !changed { break }
         }

@@ -69,12 +69,14 @@ extension SyncDevice {
             top: try Self.wrap(topLevel, .classA, purpose: "\(epoch) top-level key", backend: backend),
             whenUnlocked: try Self.wrap(whenUnlocked, .classA, purpose: "\(epoch) ak key", backend: backend),
             afterFirstUnlock: try Self.wrap(afterFirstUnlock, .classC, purpose: "\(epoch) ck key", backend: backend))
+        wrappedEpochKeys = try state.epochKeys()
         epochKeys[keys.id] = EpochKeys(id: keys.id, topLevel: nil, classKeys: [.afterFirstUnlock: afterFirstUnlock])
     }
 
     /// Loads the `ck` keys of every kept epoch into memory (from the first unlock on).
     func loadEpochs() throws(SyncError) {
-        for (id, wrapped) in try state.epochKeys() where epochKeys[id] == nil {
+        wrappedEpochKeys = try state.epochKeys()
+        for (id, wrapped) in wrappedEpochKeys where epochKeys[id] == nil {
             let epoch = "epoch \(id.number) of \(id.creator)"
             let key = try Self.unwrap(wrapped.afterFirstUnlock, .classC, purpose: "\(epoch) ck key", backend: backend)
             epochKeys[id] = EpochKeys(id: id, topLevel: nil, classKeys: [.afterFirstUnlock: key])
@@ -85,17 +87,19 @@ extension SyncDevice {
     func epochKeys(_ epoch: EpochID, for keyClass: SyncKeyClass) throws(SyncError) -> EpochKeys? {
         guard let kept = epochKeys[epoch] else { return nil }
         guard keyClass == .whenUnlocked else { return kept }
-        guard let wrapped = try state.epochKeys()[epoch] else { return nil }
+        if let key = passKeys?[epoch] { return EpochKeys(id: epoch, topLevel: nil, classKeys: [.whenUnlocked: key]) }
+        guard let wrapped = wrappedEpochKeys[epoch] else { return nil }
         let key = try Self.unwrap(
             wrapped.whenUnlocked, .classA, purpose: "epoch \(epoch.number) of \(epoch.creator) ak key",
             backend: backend)
+        if passKeys != nil { passKeys?[epoch] = key }
         return EpochKeys(id: epoch, topLevel: nil, classKeys: [.whenUnlocked: key])
     }
 
     /// The top-level key of every kept epoch (to share them), unwrapped now: only while unlocked.
     func topLevelKeys() throws(SyncError) -> [EpochID: EpochKeys] {
         var result: [EpochID: EpochKeys] = [:]
-        for (id, wrapped) in try state.epochKeys() {
+        for (id, wrapped) in wrappedEpochKeys {
             let key = try Self.unwrap(
                 wrapped.top, .classA, purpose: "epoch \(id.number) of \(id.creator) top-level key", backend: backend)
             result[id] = EpochKeys(id: id, topLevel: key, classKeys: [:])

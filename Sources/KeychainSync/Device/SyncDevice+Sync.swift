@@ -13,6 +13,9 @@ extension SyncDevice {
                 try Self.setAside(state)
                 throw Self.erasedError(directory)
             }
+            // `ak` keys unwrapped in this pass are kept until it ends, never longer.
+            passKeys = [:]
+            defer { passKeys = nil }
             var report = SyncReport()
             let pulled = try pull()
             report.received = pulled.received

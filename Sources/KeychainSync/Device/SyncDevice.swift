@@ -26,8 +26,13 @@ public final class SyncDevice: @unchecked Sendable {
     var clock: HybridTime
     /// The identities of the store's devices read so far (self-certifying: the id is a digest of the keys).
     var knownIdentities: [String: PublicIdentity] = [:]
-    /// Epoch keys opened so far.
+    /// Epoch keys opened so far (`ck` keys only: ``SyncDevice+Keys``).
     var epochKeys: [EpochID: EpochKeys] = [:]
+    /// Every kept epoch's keys, as wrapped in the sync state (ciphertext: read once, not for each version).
+    var wrappedEpochKeys: [EpochID: SyncDatabase.WrappedEpochKeys] = [:]
+    /// The `ak` class keys unwrapped during the current pass, forgotten when it ends (`nil` between passes, when
+    /// each use unwraps again): one unwrap per epoch and pass, not one per version.
+    var passKeys: [EpochID: SecretKey]?
     /// The sequences of each device's log in the store, as the last pull listed them.
     var storeLogs: [String: Set<Int64>] = [:]
     /// The highest sequence of each device's log in the store, as the last pull listed it.
