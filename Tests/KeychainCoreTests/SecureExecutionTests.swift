@@ -56,6 +56,10 @@ struct SecureExecutionTests {
                 URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment)
             try #require(process.wait(timeout: .seconds(60)) != nil, "\(program) \(arguments) did not finish")
             let output = process.readOutput()
+            if output.isEmpty {
+                // Nothing on standard output is a failure of the probe: say what it wrote instead.
+                throw WallError("\(program) \(arguments) printed nothing (errors: \(process.readErrors()))")
+            }
             return try output.split(separator: "\n").map { line in
                 do {
                     return try JSONDecoder().decode(ProbeLine.self, from: Data(line.utf8))
