@@ -1,8 +1,9 @@
 import Foundation
 
-/// What sync (the `KeychainSync` module, DESIGN §12) needs from a keychain directory's device key: its device
-/// identity keys are wrapped by the device key (DESIGN §3), so a copy of the sync state without the device key
-/// opens nothing. The device key itself never leaves this module.
+/// The first form of sync's key wrapping (the `KeychainSync` module, DESIGN §12): its device identity keys were
+/// wrapped by the device key alone (DESIGN §3). Sync now wraps them under the keybag's class keys through the
+/// backend's file-key wrapping, and opens this form once, to move a sync state made before. The device key itself
+/// never leaves this module.
 package enum DeviceKeyWrapping {
     /// Seals `key` under a key derived from the device key of the keychain in `directory`, binding `purpose`.
     package static func wrap(_ key: SecretKey, purpose: String, in directory: URL) throws(EngineError) -> Data {
