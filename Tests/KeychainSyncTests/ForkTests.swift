@@ -16,21 +16,7 @@ struct ForkTests {
         let (a, b, c) = (circle.devices[0], circle.devices[1], circle.devices[2])
         try circle.syncAll()
         let idC = c.sync.deviceID
-        let epoch = try #require(c.sync.epochKeys.keys.max())
-        let keys = try #require(try c.sync.allEpochKeys(epoch))
-        let template = try c.add(account: "fork", service: "svc", secret: "x", synchronizable: false)
-        var content = ItemContent(template)
-        content.attributes[.synchronizable] = .bool(true)
-        let sequence = try c.sync.state.lastSequence(of: idC) + 1
-        let clock = HybridTime(rawValue: c.sync.clock.rawValue + 1)
-        let uuid = UUID()
-        func body(_ secret: String) -> (inout LogEntry) throws -> Void {
-            { entry in
-                var version = content
-                version.data = Data(secret.utf8)
-                entry.item = try ItemSealing.seal(version, uuid: uuid, keys: keys, author: entry.author, clock: clock)
-            }
-        }
+        let (sequence, clock, body) = try c.versionForgery(account: "fork")
         // A reads one body; then the store swaps it, and B reads the other. Neither can tell alone.
         try c.forgeEntry(.item, sequence: sequence, clock: clock, in: circle.store, body("for a"))
         try a.view.deliverAll()

@@ -98,21 +98,7 @@ struct RemovedDeviceTests {
         let (a, b, c) = (circle.devices[0], circle.devices[1], circle.devices[2])
         try circle.syncAll()
         let idC = c.sync.deviceID
-        let epoch = try #require(c.sync.epochKeys.keys.max())
-        let keys = try #require(try c.sync.allEpochKeys(epoch))
-        let template = try c.add(account: "two faces", service: "svc", secret: "x", synchronizable: false)
-        var content = ItemContent(template)
-        content.attributes[.synchronizable] = .bool(true)
-        let uuid = UUID()
-        let sequence = try c.sync.state.lastSequence(of: idC) + 1
-        let clock = HybridTime(rawValue: c.sync.clock.rawValue + 1)
-        func body(_ secret: String) -> (inout LogEntry) throws -> Void {
-            { entry in
-                var version = content
-                version.data = Data(secret.utf8)
-                entry.item = try ItemSealing.seal(version, uuid: uuid, keys: keys, author: entry.author, clock: clock)
-            }
-        }
+        let (sequence, clock, body) = try c.versionForgery(account: "two faces")
         // The store shows A and B the first body; then the second replaces it, and C chains on from that one.
         try c.forgeEntry(.item, sequence: sequence, clock: clock, in: circle.store, body("first"))
         try circle.syncAll(except: [c])
@@ -152,5 +138,29 @@ extension TestDevice {
         let bytes = try SignedRecord.seal(entry, name: name, signer: sync.identity.signing)
         #expect(try store.putIfAbsent(name, bytes), "the forged record \(name) was written")
         return bytes
+    }
+
+    /// What a device needs to sign versions of one new synchronizable item at its next place, whatever its code
+    /// would write: the place, a clock after its last, and a filler that seals a version holding `secret` under the
+    /// circle's newest epoch it holds.
+    func versionForgery(
+        account: String
+    ) throws -> (sequence: Int64, clock: HybridTime, body: (String) -> (inout LogEntry) throws -> Void) {
+        let epoch = try #require(sync.epochKeys.keys.max())
+        let keys = try #require(try sync.allEpochKeys(epoch))
+        let template = try add(account: account, service: "svc", secret: "x", synchronizable: false)
+        var content = ItemContent(template)
+        content.attributes[.synchronizable] = .bool(true)
+        let uuid = UUID()
+        let sequence = try sync.state.lastSequence(of: sync.deviceID) + 1
+        let clock = HybridTime(rawValue: sync.clock.rawValue + 1)
+        let body: (String) -> (inout LogEntry) throws -> Void = { secret in
+            { entry in
+                var version = content
+                version.data = Data(secret.utf8)
+                entry.item = try ItemSealing.seal(version, uuid: uuid, keys: keys, author: entry.author, clock: clock)
+            }
+        }
+        return (sequence, clock, body)
     }
 }
