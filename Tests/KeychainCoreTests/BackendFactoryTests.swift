@@ -66,10 +66,14 @@ struct BackendFactoryTests {
         #expect(status { _ = try fresh.password("a") } == .itemNotFound)
     }
 
-    @Test("Today every directory is served by the embedded engine")
+    @Test("A directory is served by the embedded engine, a socket by the process's one daemon client")
     func kinds() throws {
         let directory = try TemporaryDirectory()
-        #expect(KeychainBackends.kind(of: directory.keychain) == .embedded)
         #expect(try KeychainBackends.backend(for: .directory(directory.keychain)) is Engine)
+        let socket = directory.url.appendingPathComponent("keychaind.sock").path
+        let first = try KeychainBackends.backend(for: .daemon(socketPath: socket))
+        let second = try KeychainBackends.backend(for: .daemon(socketPath: socket))
+        #expect(first is DaemonClient)
+        #expect((first as? DaemonClient) === (second as? DaemonClient))
     }
 }

@@ -1,24 +1,10 @@
 import Foundation
 import Synchronization
 
-/// Where every API gets its ``KeychainBackend``: the one factory that picks the kind of backend for a keychain
-/// and keeps the one cache of open engines of the process.
-///
-/// Today every keychain is served by the embedded ``Engine``. A keychain daemon's client is a second ``Kind``:
-/// ``kind(of:)`` decides, and each operation here dispatches on it, so the APIs above (`Keychain`, `Security`,
-/// `FileProtection`, the `security` command) need no change when it comes.
+/// Where every API gets its ``KeychainBackend``: the one factory that picks the backend for a keychain's
+/// ``KeychainStorage`` — the embedded ``Engine`` for a directory or memory, the process's one client of keychaind
+/// for a socket — and keeps the process's one cache of open engines and clients.
 public enum KeychainBackends {
-    /// The kinds of backend a keychain can be served by.
-    public enum Kind: Sendable, Equatable {
-        /// The engine, embedded in this process (``Engine``).
-        case embedded
-    }
-
-    /// The kind of backend that serves the keychain in `directory`.
-    public static func kind(of directory: URL) -> Kind {
-        .embedded
-    }
-
     /// The backend of a keychain. For a directory, it is the process's one: opened (and the keychain created, when
     /// the directory holds none) by the first caller, whose `options` count, then shared by every module that asks
     /// for the same directory, by any path to it, so they share one lock state. That lock state is the process's:
@@ -34,17 +20,13 @@ public enum KeychainBackends {
         case .daemon(let path):
             return daemonClient(socketPath: path, user: nil)
         case .directory(let url):
-            switch kind(of: url) {
-            case .embedded: return try OpenEngines.engine(at: url, options: options)
-            }
+            return try OpenEngines.engine(at: url, options: options)
         }
     }
 
     /// Whether `directory` holds a keychain (its database or its device key). Creates nothing.
     public static func keychainExists(in directory: URL) -> Bool {
-        switch kind(of: directory) {
-        case .embedded: KeychainDirectory(url: directory).holdsKeychain
-        }
+        KeychainDirectory(url: directory).holdsKeychain
     }
 
     /// Creates a keychain in `directory` (created 0700 when missing) and returns its backend, as
@@ -66,11 +48,8 @@ public enum KeychainBackends {
     /// keychain. Every user of its backend must release it first: an engine still open would keep using deleted
     /// files. The next ``backend(for:options:)`` for the directory opens a new keychain.
     public static func deleteKeychain(in directory: URL) throws(EngineError) {
-        switch kind(of: directory) {
-        case .embedded:
-            OpenEngines.forget(directory)
-            try KeychainDirectory(url: directory).remove()
-        }
+        OpenEngines.forget(directory)
+        try KeychainDirectory(url: directory).remove()
     }
 }
 
