@@ -45,7 +45,7 @@ let package = Package(
         // Sync of synchronizable items between a user's devices through a store that sees only ciphertext (DESIGN §12).
         .target(
             name: "KeychainSync",
-            dependencies: ["KeychainCore", "CLibPQ"]
+            dependencies: ["KeychainCore", "CLibPQ", "CSystem"]
         ),
         .executableTarget(
             name: "keychain-bench",

@@ -65,3 +65,7 @@ int ck_nss_use_files_only(void) {
     int group = __nss_configure_lookup("group", "files");
     return passwd == 0 && group == 0 ? 0 : -1;
 }
+
+int ck_rename_noreplace(const char *source, const char *destination) {
+    return renameat2(AT_FDCWD, source, AT_FDCWD, destination, RENAME_NOREPLACE);
+}

@@ -184,7 +184,8 @@ final class AppRegistry: Sendable {
         }
     }
 
-    /// Writes the registry atomically: a temporary file (0600), fsynced, renamed over the old one.
+    /// Writes the registry atomically and durably (``FileDescriptor/replaceContents(of:with:)``: a new 0600 file,
+    /// flushed, renamed over the old one, the directory flushed): it is the daemon's trust root.
     private static func write(_ list: [AppRegistration], to path: String) throws(EngineError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -194,18 +195,7 @@ final class AppRegistry: Sendable {
         } catch {
             throw EngineError(.internalComponent, "cannot encode the app registry: \(error)")
         }
-        let temporary = path + ".new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw EngineError(.ioError, "cannot write \(temporary): \(String(cString: strerror(errno)))")
-        }
-        let written = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw EngineError(.ioError, "cannot write the app registry \(path): \(String(cString: strerror(errno)))")
-        }
+        try FileDescriptor<EngineError>.replaceContents(of: path, with: [UInt8](data))
     }
 
     private static func hex(_ data: Data) -> String {

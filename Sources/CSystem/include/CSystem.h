@@ -39,6 +39,10 @@ int ck_open_unnamed(const char *directory, mode_t mode);
 /// AT_SYMLINK_FOLLOW, which needs no capability). Fails with EEXIST when `path` exists. Returns 0 or -1 with errno.
 int ck_link_unnamed(int descriptor, const char *path);
 
+/// Renames `source` to `destination` unless `destination` exists (renameat2 with RENAME_NOREPLACE). Returns 0, or
+/// -1 with errno (EEXIST when it exists; ENOSYS or EINVAL where the kernel or file system cannot).
+int ck_rename_noreplace(const char *source, const char *destination);
+
 /// Overwrites `count` bytes at `bytes` with zeros, in a way the compiler may not drop as a dead store.
 void ck_zero(void *bytes, size_t count);
 

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import KeychainCore
 
@@ -153,14 +154,9 @@ enum FolderLayout {
         }
     }
 
-    /// `renameat2(RENAME_NOREPLACE)`, found at run time (Glibc's module hides it behind `_GNU_SOURCE`): 0, or the
-    /// errno (`ENOSYS` when the C library has no such call).
+    /// `renameat2(RENAME_NOREPLACE)` (through CSystem: Glibc's module hides it behind `_GNU_SOURCE`): 0, or the
+    /// errno (`ENOSYS` or `EINVAL` where the kernel or the file system cannot).
     private static func renameWithoutReplacing(_ source: String, _ destination: String) -> Int32 {
-        typealias RenameAt2 =
-            @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return ENOSYS }
-        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
-        let renameNoReplace: UInt32 = 1
-        return renameat2(AT_FDCWD, source, AT_FDCWD, destination, renameNoReplace) == 0 ? 0 : errno
+        ck_rename_noreplace(source, destination) == 0 ? 0 : errno
     }
 }
