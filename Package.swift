@@ -34,9 +34,15 @@ let package = Package(
             name: "KeychainCore",
             dependencies: ["CSodium", "CSQLite", "CSystem"]
         ),
+        // The prompts for a passcode or password (the terminal, pinentry) and the authentication loop that asks
+        // them and retries, for the APIs that ask a person: keychaind and the engine never prompt.
+        .target(
+            name: "KeychainPrompts",
+            dependencies: ["KeychainCore", "CSystem"]
+        ),
         .target(
             name: "Keychain",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "KeychainPrompts"]
         ),
         .target(
             name: "FileProtection",
@@ -61,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "security-tool",
-            dependencies: ["Keychain", "FileProtection", "KeychainCore", "KeychainSync", "CSystem"]
+            dependencies: ["Keychain", "FileProtection", "KeychainCore", "KeychainPrompts", "KeychainSync", "CSystem"]
         ),
         .executableTarget(
             name: "keychaind",
@@ -71,13 +77,13 @@ let package = Package(
         // as registered apps and run them as another user.
         .executableTarget(
             name: "keychaind-probe",
-            dependencies: ["KeychainCore", "FileProtection"]
+            dependencies: ["KeychainCore", "KeychainPrompts", "FileProtection"]
         ),
-        // Asks for a secret with KeychainCore's prompters, as a program would: the prompt tests run it on a
+        // Asks for a secret with KeychainPrompts' prompters, as a program would: the prompt tests run it on a
         // pseudo-terminal, without one, and with a fake pinentry.
         .executableTarget(
             name: "prompt-probe",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "KeychainPrompts"]
         ),
         // One verb on a sync store from a process of its own (SyncStores.open), for the stores' cross-process tests.
         .executableTarget(
@@ -90,12 +96,14 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["KeychainCore"],
+            dependencies: ["KeychainCore", "KeychainPrompts"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["TestSupport", "KeychainCore", "CSQLite", "keychaind-probe", "prompt-probe"]
+            dependencies: [
+                "TestSupport", "KeychainCore", "KeychainPrompts", "CSQLite", "keychaind-probe", "prompt-probe",
+            ]
         ),
         .testTarget(
             name: "KeychainTests",
@@ -125,8 +133,8 @@ let package = Package(
     // passcode. Like Security, the system framework owns the name on Apple's platforms.
     package.products.append(.library(name: "LocalAuthentication", targets: ["LocalAuthentication"]))
     package.targets += [
-        .target(name: "Security", dependencies: ["KeychainCore"]),
-        .target(name: "LocalAuthentication", dependencies: ["KeychainCore"]),
+        .target(name: "Security", dependencies: ["KeychainCore", "KeychainPrompts"]),
+        .target(name: "LocalAuthentication", dependencies: ["KeychainCore", "KeychainPrompts"]),
         .executableTarget(name: "secitem-probe", dependencies: ["Security", "KeychainCore"]),
         // The seed's access-control code (Tests/SecurityTests/Seed004Code.swift, linked into its folder) as a
         // process, so a test can read the item back at a real (pseudo-)terminal.
@@ -136,7 +144,8 @@ let package = Package(
         .testTarget(
             name: "SecurityTests",
             dependencies: [
-                "TestSupport", "Security", "LocalAuthentication", "KeychainCore", "secitem-probe", "seed004-probe",
+                "TestSupport", "Security", "LocalAuthentication", "KeychainCore", "KeychainPrompts", "secitem-probe",
+                "seed004-probe",
             ]),
     ]
     // The `security` command takes Apple's status codes and messages from it (on Apple's platforms, from the framework).

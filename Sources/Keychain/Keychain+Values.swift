@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 
 /// The key-value API: a secret per key, stored as a generic password whose account is the key and whose service
 /// is the keychain's ``Keychain/service``, in its access group, with its synchronizable flag.

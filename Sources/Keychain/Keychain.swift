@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 
 /// Apple's access-control flags (`SecAccessControlCreateFlags`), for ``Keychain/accessControl(_:)``.
 public typealias AccessControlFlags = AccessConstraint.Flags

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 import Synchronization
 
 /// Apple's `LAContext` on Linux: the user proves presence by typing the keychain passcode, at the controlling

@@ -52,6 +52,7 @@
 import FileProtection
 import Foundation
 import KeychainCore
+import KeychainPrompts
 import Synchronization
 
 #if canImport(Glibc)

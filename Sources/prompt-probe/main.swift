@@ -23,6 +23,7 @@
 
 import Foundation
 import KeychainCore
+import KeychainPrompts
 import Synchronization
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import KeychainCore
+@testable import KeychainPrompts
 
 #if canImport(Glibc)
     import Glibc

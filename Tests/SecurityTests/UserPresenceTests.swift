@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import KeychainCore
+@testable import KeychainPrompts
 
 /// Reading items with access control through SecItem, with Apple's statuses (SecItem.m's `SecItemAuthDo` loop and
 /// `SecItemAuthMapError`): the passcode typed at the prompt returns the data; a wrong one is `errSecAuthFailed`; a

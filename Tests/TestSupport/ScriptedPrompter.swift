@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 import Synchronization
 
 /// A prompter that answers from a script instead of a terminal, and records what it was asked.

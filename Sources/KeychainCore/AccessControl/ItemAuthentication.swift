@@ -42,7 +42,7 @@ public struct ItemAuthentication: Sendable, Equatable, Codable {
     }
 
     /// Whether the request holds a factor.
-    func has(_ factor: AccessFactor) -> Bool {
+    package func has(_ factor: AccessFactor) -> Bool {
         switch factor {
         case .passcode: passcode != nil
         case .applicationPassword: applicationPassword != nil

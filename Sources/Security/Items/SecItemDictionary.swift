@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 
 /// A SecItem dictionary (the attributes of an add, or a query) sorted by what each key means, before an operation's
 /// own rules apply.

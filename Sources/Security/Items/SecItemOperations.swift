@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 
 /// The four SecItem operations: each dictionary checked against the operation's rules (DESIGN §6, then Apple's
 /// documented behaviour), turned into the engine's typed request, sent through the current keychain's backend, and

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 import Security
 
 #if canImport(Glibc)

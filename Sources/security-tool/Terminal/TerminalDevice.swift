@@ -1,4 +1,5 @@
 import KeychainCore
+import KeychainPrompts
 
 #if canImport(Glibc)
     import Glibc

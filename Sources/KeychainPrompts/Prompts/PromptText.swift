@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// The words a prompt shows, the same at the terminal and in pinentry.
 struct PromptText {
     /// Who asks and why: `security wants to use your keychain: Unlock the vault`.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Synchronization
 
 /// What an app's authentication context holds between keychain calls (DESIGN §11): `LAContext` from

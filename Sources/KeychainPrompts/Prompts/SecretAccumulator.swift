@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// A secret being typed or received, a byte at a time, in guarded memory of a fixed capacity: nothing of it is
 /// ever in an ordinary buffer, and ``finish()`` moves it into a region of exactly its length.
 final class SecretAccumulator {

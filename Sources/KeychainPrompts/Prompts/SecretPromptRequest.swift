@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// What a prompt shows: the secret asked for, why (the caller's operation prompt), who asks, and whether an
 /// earlier attempt was wrong.

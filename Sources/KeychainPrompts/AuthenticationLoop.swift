@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// Apple's `SecItemAuthDo` loop (SecItem.m) on Linux's terms (DESIGN §11): a request is sent; when the keychain
 /// answers ``EngineError/Code/authNeeded`` the user is asked for the factors it names, and the request is sent

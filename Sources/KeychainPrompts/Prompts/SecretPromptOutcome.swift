@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// How a prompt ended.
 package enum SecretPromptOutcome: Sendable {
     /// The user entered this secret (never empty), in guarded memory; it is zeroed when released.

@@ -1,4 +1,5 @@
 import CSystem
+import KeychainCore
 
 #if canImport(Glibc)
     import Glibc

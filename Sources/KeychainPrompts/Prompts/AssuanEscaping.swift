@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// Assuan's escaping (the protocol pinentry speaks): in a line, `%`, CR and LF are sent as `%25`, `%0D` and `%0A`;
 /// a receiver decodes every `%XX`.
 enum AssuanEscaping {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// Asks through pinentry, the program GnuPG uses for passphrases (a dialog on the desktop, or curses on a
 /// terminal), speaking its Assuan protocol over its standard input and output.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// The prompt the keychain uses (DESIGN §11): the controlling terminal when the process has one, else pinentry,
 /// else ``SecretPromptOutcome/unavailable(_:)`` naming why neither could ask (`errSecInteractionNotAllowed`).

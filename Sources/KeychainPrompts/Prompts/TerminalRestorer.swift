@@ -1,3 +1,4 @@
+import KeychainCore
 import Synchronization
 
 #if canImport(Glibc)

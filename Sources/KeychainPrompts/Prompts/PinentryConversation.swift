@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// The Assuan exchange of one pinentry prompt: the greeting, the options and texts, `GETPIN` and its answer.
 struct PinentryConversation {
     let channel: AssuanChannel

@@ -1,3 +1,5 @@
+import KeychainCore
+
 #if canImport(Glibc)
     import Glibc
 #endif

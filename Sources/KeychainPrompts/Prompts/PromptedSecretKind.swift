@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// Which secret a prompt asks for (DESIGN §11).
 package enum PromptedSecretKind: Sendable {
     /// The keychain's passcode: it satisfies `.userPresence` and `.devicePasscode` (there is no biometric sensor).
