@@ -63,21 +63,27 @@ let package = Package(
         ),
         .executableTarget(
             name: "daemon-fuzz",
-            dependencies: ["KeychainCore"]
+            dependencies: ["KeychainCore", "KeychainDaemon"]
         ),
         .executableTarget(
             name: "security-tool",
             dependencies: ["Keychain", "FileProtection", "KeychainCore", "KeychainPrompts", "KeychainSync", "CSystem"]
         ),
+        // keychaind's server, a library so that tests and the fuzzer reach the dispatch the daemon runs: accepting
+        // and serving connections, identities, the dispatcher, group commit, limits and quotas, background sync.
+        .target(
+            name: "KeychainDaemon",
+            dependencies: ["KeychainCore", "KeychainSync", "CSystem"]
+        ),
         .executableTarget(
             name: "keychaind",
-            dependencies: ["KeychainCore", "KeychainSync", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainDaemon", "CSystem"]
         ),
         // One operation on a keychaind socket from a real process: the daemon identity tests install copies of it
         // as registered apps and run them as another user.
         .executableTarget(
             name: "keychaind-probe",
-            dependencies: ["KeychainCore", "KeychainPrompts", "FileProtection"]
+            dependencies: ["KeychainCore", "KeychainDaemon", "KeychainPrompts", "FileProtection"]
         ),
         // Asks for a secret with KeychainPrompts' prompters, as a program would: the prompt tests run it on a
         // pseudo-terminal, without one, and with a fake pinentry.

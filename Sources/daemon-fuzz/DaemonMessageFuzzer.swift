@@ -22,6 +22,7 @@
 
 import Foundation
 import KeychainCore
+import KeychainDaemon
 
 #if canImport(Glibc)
     import Glibc

@@ -52,6 +52,7 @@
 import FileProtection
 import Foundation
 import KeychainCore
+import KeychainDaemon
 import KeychainPrompts
 import Synchronization
 

@@ -2,15 +2,11 @@
 // lock state per user for all of that user's processes (DESIGN §10).
 import Foundation
 import KeychainCore
+import KeychainDaemon
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// Writes a line to standard error (the journal, under systemd).
-func log(_ line: String) {
-    FileHandle.standardError.write(Data("keychaind: \(line)\n".utf8))
-}
 
 /// The socket systemd passed (`LISTEN_FDS`, `LISTEN_PID`: the first passed descriptor is 3), if any.
 func activatedSocket() -> SeqPacketSocket? {

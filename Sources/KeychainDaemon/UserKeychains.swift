@@ -6,7 +6,7 @@ import Synchronization
 /// Every user's keychain, each an engine directory `STATE/users/<uid>/` that only the daemon's user can read
 /// (the engine creates it 0700 and its files 0600), opened on first use and kept open: the daemon holds one
 /// lock state per user for all of that user's processes.
-final class UserKeychains: Sendable {
+package final class UserKeychains: Sendable {
     private let root: URL
     private let options: EngineOptions
     private let engines = ParkingMutex<[UInt32: Engine]>([:])
@@ -14,14 +14,14 @@ final class UserKeychains: Sendable {
     /// Each user's sync in the background, for keychains set up for it.
     let sync = BackgroundSync()
 
-    init(stateDirectory: URL, options: EngineOptions) {
+    package init(stateDirectory: URL, options: EngineOptions) {
         root = stateDirectory.appendingPathComponent("users", isDirectory: true)
         self.options = options
     }
 
     /// Opens every user keychain that is set up for sync and starts syncing it, so a restarted daemon syncs
     /// without waiting for each user's first request.
-    func startBackgroundSync() {
+    package func startBackgroundSync() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         for uid in names.compactMap(UInt32.init) where SyncDevice.isConfigured(in: directory(of: uid)) {
             do throws(EngineError) {

@@ -14,7 +14,7 @@ import Synchronization
 /// One thread at least always waits in `accept`. The thread that takes a connection starts another waiter when it
 /// was the last, then serves its client; when done it waits again, unless enough others are waiting already, and
 /// then it ends.
-final class ConnectionAcceptor: Sendable {
+package final class ConnectionAcceptor: Sendable {
     private let listener: SeqPacketSocket
     private let serve: @Sendable (SeqPacketSocket) -> Void
     private let waiting = Mutex(0)
@@ -23,13 +23,13 @@ final class ConnectionAcceptor: Sendable {
     /// The most threads kept waiting between bursts of connections.
     private static let spareLimit = 4
 
-    init(listener: SeqPacketSocket, serve: @escaping @Sendable (SeqPacketSocket) -> Void) {
+    package init(listener: SeqPacketSocket, serve: @escaping @Sendable (SeqPacketSocket) -> Void) {
         self.listener = listener
         self.serve = serve
     }
 
     /// Starts the first waiting thread, then waits forever (the daemon runs until it is killed).
-    func run() -> Never {
+    package func run() -> Never {
         startWaiter()
         while true { pause() }
     }

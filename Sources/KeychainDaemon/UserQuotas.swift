@@ -10,7 +10,7 @@ import Synchronization
 /// estimate instead: measured when first needed, raised by every write admitted (by the request's size, more than
 /// it stores), and measured again whenever the estimate says a write would not fit. A user far from the limits
 /// costs nothing; one at the limits is measured at every write, on their own keychain, under a lock of their own.
-final class UserQuotas: Sendable {
+package final class UserQuotas: Sendable {
     private let options: DaemonOptions
 
     /// One user's estimate, and the lock their admissions take in turn.
@@ -22,14 +22,16 @@ final class UserQuotas: Sendable {
     /// What a stored item takes beyond its request's bytes (row, indexes, seals), at most.
     private static let overheadPerItem = 1024
 
-    init(options: DaemonOptions) {
+    package init(options: DaemonOptions) {
         self.options = options
     }
 
     /// Admits `request` (`size` bytes on the wire) to `uid`'s keychain (opened from `keychains` if it must be
     /// measured), or throws errSecAllocate naming the limit it would pass. A request that writes nothing new is
     /// always admitted.
-    func admit(_ request: DaemonRequest, size: Int, uid: UInt32, in keychains: UserKeychains) throws(EngineError) {
+    package func admit(_ request: DaemonRequest, size: Int, uid: UInt32, in keychains: UserKeychains)
+        throws(EngineError)
+    {
         let newItems: Int
         switch request {
         case .add, .addOrUpdate: newItems = 1

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Locks a user's keychain after `interval` without a request for it (`--idle-lock`), as a phone locks itself:
 /// class A and B keys are wiped then. A thread wakes once a second to check.
-final class IdleLock: Sendable {
+package final class IdleLock: Sendable {
     private let interval: TimeInterval?
     private final class LastRequests: Sendable {
         let times = ParkingMutex<[UInt32: Date]>([:])
@@ -12,7 +12,7 @@ final class IdleLock: Sendable {
     private let lastRequest = LastRequests()
 
     /// No idle lock when `interval` is `nil`.
-    init(interval: TimeInterval?, keychains: UserKeychains) {
+    package init(interval: TimeInterval?, keychains: UserKeychains) {
         self.interval = interval
         guard let interval else { return }
         let thread = Thread { [lastRequest] in

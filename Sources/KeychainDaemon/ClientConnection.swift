@@ -5,7 +5,7 @@ import Synchronization
 /// One client connection, served by a thread of its own: the handshake, then each message's sender resolved to a
 /// principal (per message: a connection handed to another process, or kept across an `exec`, carries no identity
 /// with it), the request carried out and answered. A `subscribe` turns the connection into a notice channel.
-final class ClientConnection: Sendable {
+package final class ClientConnection: Sendable {
     private let socket: SeqPacketSocket
     /// The uid of the process that opened the connection: what the limits count it against.
     private let owner: UInt32
@@ -15,7 +15,7 @@ final class ClientConnection: Sendable {
     /// Held while a reply or a notice is sent: notices come from the engine's notifier thread.
     private let sending = Mutex(())
 
-    init(
+    package init(
         socket: SeqPacketSocket, owner: UInt32, dispatcher: RequestDispatcher, activity: IdleLock, limits: UserLimits
     ) {
         self.socket = socket
@@ -35,7 +35,7 @@ final class ClientConnection: Sendable {
     /// Serves the connection until the client closes it, breaks the protocol, or says nothing for the idle
     /// timeout. Each message is received and carried out during one of the owner's turns
     /// (``UserLimits/requests``), and a passcode stretched during one more (``UserLimits/passcodeChecks``).
-    func serve() {
+    package func serve() {
         defer { socket.close() }
         let options = limits.options
         // A client that stops reading holds its thread no longer than the idle timeout (its sends then fail).

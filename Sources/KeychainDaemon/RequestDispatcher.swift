@@ -2,11 +2,18 @@ import Foundation
 import KeychainCore
 
 /// Carries out one request for a principal on the engine of the keychain it reaches.
-struct RequestDispatcher: Sendable {
+package struct RequestDispatcher: Sendable {
     let keychains: UserKeychains
     let registry: AppRegistry
     /// Each user's quotas on items and bytes.
     let quotas: UserQuotas
+
+    /// A dispatcher to the keychains of `keychains`, knowing registered apps from `registry`.
+    package init(keychains: UserKeychains, registry: AppRegistry, quotas: UserQuotas) {
+        self.keychains = keychains
+        self.registry = registry
+        self.quotas = quotas
+    }
 
     /// The reply to `envelope` (`size` bytes on the wire) from `principal`: the engine's result, or the error it
     /// threw. A write that would pass the quotas of the keychain it reaches is refused.

@@ -27,7 +27,7 @@ struct AppRegistration: Codable, Equatable, Sendable {
 
 /// The registered apps, kept in `apps.json` in the daemon's state directory (0600, written atomically), changed
 /// only by root through the daemon (`security register-app`).
-final class AppRegistry: Sendable {
+package final class AppRegistry: Sendable {
     private let path: String
     private let registrations: Mutex<[AppRegistration]>
     /// Executable digests by file identity and change time, so a busy app is not hashed on every message.
@@ -46,7 +46,7 @@ final class AppRegistry: Sendable {
 
     /// Loads the registry at `path` (empty when the file does not exist); registrations search
     /// `searchedDirectories` for executables that share an app's group (``SharedGroupCheck``).
-    init(path: String, searchedDirectories: [String] = SharedGroupCheck.systemDirectories) throws(EngineError) {
+    package init(path: String, searchedDirectories: [String] = SharedGroupCheck.systemDirectories) throws(EngineError) {
         self.path = path
         self.searchedDirectories = searchedDirectories
         var loaded: [AppRegistration] = []

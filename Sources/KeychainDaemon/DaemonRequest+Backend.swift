@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 extension DaemonRequest {
     /// Whether the request is one of the ``KeychainBackend`` requirements (``carriedOut(on:for:)`` serves it).

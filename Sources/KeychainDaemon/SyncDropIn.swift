@@ -15,15 +15,20 @@ import KeychainSync
 /// one elsewhere made writable (`ReadWritePaths=`); a PostgreSQL server reached through its Unix socket needs
 /// nothing; one reached over the network gets the network back, for IPv4 and IPv6 sockets, to its addresses (as
 /// resolved when the drop-in is written) and to the name servers that resolve it.
-enum SyncDropIn {
+package enum SyncDropIn {
     /// A store and whose it is, as the drop-in's comment names it.
-    struct Store {
-        var owner: String
-        var url: String
+    package struct Store {
+        package var owner: String
+        package var url: String
+
+        package init(owner: String, url: String) {
+            self.owner = owner
+            self.url = url
+        }
     }
 
     /// The stores of every user keychain in `stateDirectory` set up for sync.
-    static func configuredStores(in stateDirectory: URL) -> [Store] {
+    package static func configuredStores(in stateDirectory: URL) -> [Store] {
         let users = stateDirectory.appendingPathComponent("users", isDirectory: true)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: users.path)) ?? []
         return names.compactMap(UInt32.init).sorted().compactMap { uid in
@@ -36,7 +41,7 @@ enum SyncDropIn {
     }
 
     /// The drop-in for `stores`.
-    static func text(for stores: [Store]) throws(EngineError) -> String {
+    package static func text(for stores: [Store]) throws(EngineError) -> String {
         var homeFolders: [String] = []
         var otherFolders: [String] = []
         var notes: [String] = []

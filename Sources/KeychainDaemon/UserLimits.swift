@@ -6,7 +6,7 @@ import Synchronization
 /// once, requests carried out at once, passcodes stretched at once, and how long a connection may stay silent.
 /// Everything is counted per the uid of the process that opened the connection (`SO_PEERCRED`), the one the kernel
 /// vouches for; the systemd unit's limits (descriptors, tasks, memory) are sized to hold them.
-final class UserLimits: Sendable {
+package final class UserLimits: Sendable {
     let options: DaemonOptions
     /// Turns to carry out a request (``DaemonOptions/requestsPerUser``).
     let requests: UserSlots
@@ -21,7 +21,7 @@ final class UserLimits: Sendable {
 
     private let connections = Mutex(Connections())
 
-    init(options: DaemonOptions) {
+    package init(options: DaemonOptions) {
         self.options = options
         requests = UserSlots(perUser: options.requestsPerUser)
         passcodeChecks = UserSlots(perUser: options.passcodeChecksPerUser, total: options.passcodeChecks)
@@ -30,7 +30,7 @@ final class UserLimits: Sendable {
     /// A new connection's owner, when they may open one more: the caller serves it and then calls
     /// ``close(_:)``. Otherwise the connection is answered with errSecNotAvailable naming the limit and closed,
     /// and `nil` is returned.
-    func admit(_ socket: SeqPacketSocket) -> UInt32? {
+    package func admit(_ socket: SeqPacketSocket) -> UInt32? {
         guard let uid = try? socket.peer().uid else {
             refuse(socket, EngineError(.notAvailable, "keychaind cannot read the credentials of the connection"))
             return nil
@@ -59,7 +59,7 @@ final class UserLimits: Sendable {
     }
 
     /// Counts a connection of `uid`'s closed.
-    func close(_ uid: UInt32) {
+    package func close(_ uid: UInt32) {
         connections.withLock { state in
             state.open[uid, default: 1] -= 1
             if state.open[uid] == 0 { state.open[uid] = nil }

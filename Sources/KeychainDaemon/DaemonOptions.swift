@@ -3,38 +3,38 @@ import KeychainCore
 
 /// keychaind's command line (``usage``): where it keeps the keychains and listens, and the limits that keep one
 /// user from denying the daemon to the others (``UserLimits``).
-struct DaemonOptions {
-    var stateDirectory: URL
-    var socketPath: String?
-    var idleLock: TimeInterval?
-    var passcodeCost = PasscodeCost.standard
+package struct DaemonOptions {
+    package var stateDirectory: URL
+    package var socketPath: String?
+    package var idleLock: TimeInterval?
+    package var passcodeCost = PasscodeCost.standard
     /// A file holding the current time (Unix seconds), read at every use instead of the system clock: tests move
     /// it to cross passcode waits.
-    var clockFile: String?
+    package var clockFile: String?
     /// How many connections one user may hold open at once; more are refused.
-    var connectionsPerUser = 128
+    package var connectionsPerUser = 128
     /// How many of one user's requests are carried out at once; the others wait their turn.
-    var requestsPerUser = 8
+    package var requestsPerUser = 8
     /// How many of one user's passcodes are stretched (Argon2id) at once.
-    var passcodeChecksPerUser = 1
+    package var passcodeChecksPerUser = 1
     /// How many passcodes are stretched at once in all (each takes the passcode cost's memory).
-    var passcodeChecks = 4
+    package var passcodeChecks = 4
     /// How long a new connection has to say hello.
-    var handshakeTimeout: TimeInterval = 5
+    package var handshakeTimeout: TimeInterval = 5
     /// How long a connection may wait between requests before it is closed (a subscription is exempt).
-    var idleTimeout: TimeInterval = 60
+    package var idleTimeout: TimeInterval = 60
     /// The most items one user's keychain may hold.
-    var itemsPerUser = 100_000
+    package var itemsPerUser = 100_000
     /// The most bytes one user's keychain may take (its database pages in use).
-    var bytesPerUser = 256 << 20
+    package var bytesPerUser = 256 << 20
     /// ``bytesPerUser`` as it was given, for messages (`256M`).
-    var bytesPerUserText = "256M"
+    package var bytesPerUserText = "256M"
     /// `--sync-drop-in`: print the systemd drop-in for the sync stores (``SyncDropIn``) and exit.
-    var printsSyncDropIn = false
+    package var printsSyncDropIn = false
     /// `--store URL`: stores the drop-in opens besides those the keychains are set up with.
-    var syncStores: [String] = []
+    package var syncStores: [String] = []
 
-    static let usage = """
+    package static let usage = """
         usage: keychaind --state-directory DIR [--socket PATH] [--idle-lock SECONDS] [limits…]
 
           --state-directory DIR  where every user's keychain lives (DIR/users/<uid>/) and the app registry
@@ -61,7 +61,7 @@ struct DaemonOptions {
         """
 
     /// Parses the arguments; a message naming the offending one when they are wrong.
-    static func parse(_ arguments: [String]) throws(EngineError) -> DaemonOptions {
+    package static func parse(_ arguments: [String]) throws(EngineError) -> DaemonOptions {
         var state: String?
         var options = DaemonOptions(stateDirectory: URL(fileURLWithPath: "/"))
         var index = 0
@@ -120,7 +120,7 @@ struct DaemonOptions {
     }
 
     /// A number of seconds as the options take it: `5`, `0.5`.
-    static func text(seconds: TimeInterval) -> String {
+    package static func text(seconds: TimeInterval) -> String {
         seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
     }
 
