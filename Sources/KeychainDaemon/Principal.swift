@@ -4,13 +4,16 @@ import KeychainCore
 
 /// Who sent a message, as the daemon decides it from the kernel's word: the user whose keychain it reaches, and
 /// the caller (application identifier and access groups) the engine applies Apple's rules to.
-struct Principal: Equatable, Sendable {
+package struct Principal: Equatable, Sendable {
     /// The user whose keychain the message reaches.
     var uid: UInt32
     /// The identity within that keychain.
     var caller: Caller
     /// Whether the sender is root (who may name another user's keychain and register apps).
     var isRoot: Bool
+
+    /// Root, who reaches every keychain and is entitled to every group of the one it reaches.
+    package static let root = Principal(uid: 0, caller: DaemonCallers.root, isRoot: true)
 
     /// The one principal of every unregistered program a user runs (the `security` tool included): one shared
     /// access group, so Apple's rules hold between it and each registered app.

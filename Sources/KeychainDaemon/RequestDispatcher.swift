@@ -17,7 +17,7 @@ package struct RequestDispatcher: Sendable {
 
     /// The reply to `envelope` (`size` bytes on the wire) from `principal`: the engine's result, or the error it
     /// threw. A write that would pass the quotas of the keychain it reaches is refused.
-    func reply(to envelope: DaemonEnvelope, from principal: Principal, size: Int) -> DaemonReply {
+    package func reply(to envelope: DaemonEnvelope, from principal: Principal, size: Int) -> DaemonReply {
         do throws(EngineError) {
             let user = try targetUser(of: envelope, from: principal)
             try quotas.admit(envelope.request, size: size, uid: user, in: keychains)

@@ -13,7 +13,9 @@
 //
 // What must hold, or the harness traps (that trap is the finding): a decode either succeeds, and the value
 // encodes and decodes to itself, or fails with errSecParam and a message; a decoded request that is a keychain
-// request is carried out on a fresh in-memory engine as root's daemon would, and answers with a reply that encodes;
+// request is carried out by keychaind's own dispatcher (KeychainDaemon's `RequestDispatcher`, with its user
+// keychains on disk in a temporary state directory, its app registry, quotas and each user's group committer) for
+// root, and answers with a reply that encodes;
 // reassembly returns exactly the messages a model of the packet protocol predicts, refuses the rest with the
 // predicted kind of error, names the sending process, and leaks no descriptor.
 //
@@ -164,7 +166,7 @@ public func daemonFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int
 private func checkDecoding(_ bytes: [UInt8]) {
     if let envelope = decoded(DaemonEnvelope.self, bytes) {
         checkRoundTrip(envelope)
-        if envelope.request.isBackendRequest { carryOut(envelope) }
+        if envelope.request.isBackendRequest { carryOut(envelope, size: bytes.count) }
     }
     if let reply = decoded(DaemonReply.self, bytes) { checkRoundTrip(reply) }
 }
@@ -188,16 +190,30 @@ private func checkRoundTrip<Value: DaemonMessage>(_ value: Value) {
     }
 }
 
-/// Carries a decoded keychain request out on a fresh in-memory keychain, as keychaind does for root (who may name
-/// the caller); the reply must be one that can be sent.
-private func carryOut(_ envelope: DaemonEnvelope) {
-    let engine: Engine
+/// keychaind's dispatch as the daemon runs it: user keychains in a temporary state directory (removed at exit),
+/// the app registry, quotas, and the group committer every write of a user goes through.
+private let stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "daemon-fuzz-\(getpid())", isDirectory: true)
+
+private let dispatcher: RequestDispatcher = {
+    let directory = stateDirectory
     do {
-        engine = try Engine(storage: .inMemory, options: EngineOptions(passcodeCost: .minimum))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: stateDirectory) }
+        let options = try DaemonOptions.parse(["--state-directory", directory.path])
+        let keychains = UserKeychains(
+            stateDirectory: directory, options: EngineOptions(passcodeCost: .minimum))
+        let registry = try AppRegistry(path: directory.appendingPathComponent("apps.json").path)
+        return RequestDispatcher(keychains: keychains, registry: registry, quotas: UserQuotas(options: options))
     } catch {
-        preconditionFailure("an in-memory keychain could not be opened: \(error)")
+        preconditionFailure("keychaind's dispatcher could not be made: \(error)")
     }
-    let reply = envelope.request.carriedOut(on: engine, for: envelope.caller ?? benchCaller)
+}()
+
+/// Carries a decoded keychain request out through keychaind's dispatcher, for root (who may name the user and the
+/// caller); the reply must be one that can be sent.
+private func carryOut(_ envelope: DaemonEnvelope, size: Int) {
+    let reply = dispatcher.reply(to: envelope, from: .root, size: size)
     if case .failure(let error) = reply {
         precondition(!error.message.isEmpty, "a request failed (\(error.code)) without a message")
     }
