@@ -5,6 +5,9 @@ let package = Package(
     name: "swift-keychain",
     products: [
         .library(name: "KeychainCore", targets: ["KeychainCore"]),
+        // Where a process's keychain is and the backend that serves it (KeychainStorage.defaultStorage,
+        // KeychainBackends), for programs that reach the seam below Keychain and Security.
+        .library(name: "KeychainClient", targets: ["KeychainClient"]),
         .library(name: "Keychain", targets: ["Keychain"]),
         // The macOS `security` tool's verbs. The target is not named `security`: next to the `Security` module its
         // directory and module files would differ from Security's only by case, which a case-insensitive file
@@ -34,19 +37,30 @@ let package = Package(
             name: "KeychainCore",
             dependencies: ["CSodium", "CSQLite", "CSystem"]
         ),
+        // keychaind's protocol: the messages, their wire format, and the SOCK_SEQPACKET socket they travel on.
+        .target(
+            name: "KeychainWire",
+            dependencies: ["KeychainCore", "CSystem"]
+        ),
+        // Where a process's keychain is and the backend that serves it: the storage rule, the factory with its cache
+        // of open engines, and keychaind's client.
+        .target(
+            name: "KeychainClient",
+            dependencies: ["KeychainCore", "KeychainWire", "CSystem"]
+        ),
         // The prompts for a passcode or password (the terminal, pinentry) and the authentication loop that asks
         // them and retries, for the APIs that ask a person: keychaind and the engine never prompt.
         .target(
             name: "KeychainPrompts",
-            dependencies: ["KeychainCore", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainClient", "CSystem"]
         ),
         .target(
             name: "Keychain",
-            dependencies: ["KeychainCore", "KeychainPrompts"]
+            dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts"]
         ),
         .target(
             name: "FileProtection",
-            dependencies: ["KeychainCore", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainClient", "CSystem"]
         ),
         // Sync of synchronizable items between a user's devices through a store that sees only ciphertext (DESIGN §12).
         .target(
@@ -55,7 +69,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychain-bench",
-            dependencies: ["KeychainCore", "KeychainSync", "FileProtection", "CSQLite", "CSodium"]
+            dependencies: ["KeychainCore", "KeychainClient", "KeychainSync", "FileProtection", "CSQLite", "CSodium"]
         ),
         .executableTarget(
             name: "fileprotection-fuzz",
@@ -63,33 +77,38 @@ let package = Package(
         ),
         .executableTarget(
             name: "daemon-fuzz",
-            dependencies: ["KeychainCore", "KeychainDaemon"]
+            dependencies: ["KeychainCore", "KeychainWire", "KeychainDaemon"]
         ),
         .executableTarget(
             name: "security-tool",
-            dependencies: ["Keychain", "FileProtection", "KeychainCore", "KeychainPrompts", "KeychainSync", "CSystem"]
+            dependencies: [
+                "Keychain", "FileProtection", "KeychainCore", "KeychainClient", "KeychainPrompts", "KeychainSync",
+                "CSystem",
+            ]
         ),
         // keychaind's server, a library so that tests and the fuzzer reach the dispatch the daemon runs: accepting
         // and serving connections, identities, the dispatcher, group commit, limits and quotas, background sync.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainCore", "KeychainSync", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainWire", "KeychainSync", "CSystem"]
         ),
         .executableTarget(
             name: "keychaind",
-            dependencies: ["KeychainCore", "KeychainDaemon", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainWire", "KeychainDaemon", "CSystem"]
         ),
         // One operation on a keychaind socket from a real process: the daemon identity tests install copies of it
         // as registered apps and run them as another user.
         .executableTarget(
             name: "keychaind-probe",
-            dependencies: ["KeychainCore", "KeychainDaemon", "KeychainPrompts", "FileProtection"]
+            dependencies: [
+                "KeychainCore", "KeychainWire", "KeychainClient", "KeychainDaemon", "KeychainPrompts", "FileProtection",
+            ]
         ),
         // Asks for a secret with KeychainPrompts' prompters, as a program would: the prompt tests run it on a
         // pseudo-terminal, without one, and with a fake pinentry.
         .executableTarget(
             name: "prompt-probe",
-            dependencies: ["KeychainCore", "KeychainPrompts"]
+            dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts"]
         ),
         // One verb on a sync store from a process of its own (SyncStores.open), for the stores' cross-process tests.
         .executableTarget(
@@ -102,18 +121,19 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["KeychainCore", "KeychainPrompts"],
+            dependencies: ["KeychainCore", "KeychainWire", "KeychainClient", "KeychainPrompts"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: [
-                "TestSupport", "KeychainCore", "KeychainPrompts", "CSQLite", "keychaind-probe", "prompt-probe",
+                "TestSupport", "KeychainCore", "KeychainWire", "KeychainClient", "KeychainPrompts", "CSQLite",
+                "keychaind-probe", "prompt-probe",
             ]
         ),
         .testTarget(
             name: "KeychainTests",
-            dependencies: ["TestSupport", "Keychain", "KeychainCore", "KeychainSync", "CSQLite"]
+            dependencies: ["TestSupport", "Keychain", "KeychainCore", "KeychainClient", "KeychainSync", "CSQLite"]
         ),
         .testTarget(
             name: "SecurityCLITests",
@@ -139,8 +159,8 @@ let package = Package(
     // passcode. Like Security, the system framework owns the name on Apple's platforms.
     package.products.append(.library(name: "LocalAuthentication", targets: ["LocalAuthentication"]))
     package.targets += [
-        .target(name: "Security", dependencies: ["KeychainCore", "KeychainPrompts"]),
-        .target(name: "LocalAuthentication", dependencies: ["KeychainCore", "KeychainPrompts"]),
+        .target(name: "Security", dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts"]),
+        .target(name: "LocalAuthentication", dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts"]),
         .executableTarget(name: "secitem-probe", dependencies: ["Security", "KeychainCore"]),
         // The seed's access-control code (Tests/SecurityTests/Seed004Code.swift, linked into its folder) as a
         // process, so a test can read the item back at a real (pseudo-)terminal.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainCore
 
 /// Protected files on a keychain's keybag: files that anyone who copies them cannot read, in the four

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainCore
 
 /// Whole keychains on disk: where the default one lives, whether one exists, creating and deleting one. For tools that

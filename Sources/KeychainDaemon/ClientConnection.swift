@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainWire
 import Synchronization
 
 /// One client connection, served by a thread of its own: the handshake, then each message's sender resolved to a

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainWire
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainWire
 
 extension DaemonRequest {
     /// Whether the request is one of the ``KeychainBackend`` requirements (``carriedOut(on:for:)`` serves it).

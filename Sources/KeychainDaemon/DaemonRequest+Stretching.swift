@@ -1,4 +1,5 @@
 import KeychainCore
+import KeychainWire
 
 extension DaemonRequest {
     /// Whether carrying the request out may stretch a passcode or an application password with Argon2id (the

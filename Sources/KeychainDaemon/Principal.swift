@@ -1,6 +1,7 @@
 import CSystem
 import Foundation
 import KeychainCore
+import KeychainWire
 
 /// Who sent a message, as the daemon decides it from the kernel's word: the user whose keychain it reaches, and
 /// the caller (application identifier and access groups) the engine applies Apple's rules to.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainWire
 
 /// Carries out one request for a principal on the engine of the keychain it reaches.
 package struct RequestDispatcher: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainWire
 import Synchronization
 
 /// What one user may take of the daemon, so that no user can deny it to another (issue 20): connections open at

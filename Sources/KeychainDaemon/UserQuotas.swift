@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainWire
 import Synchronization
 
 /// The most items and bytes one user's keychain may take (`--max-items-per-user`, `--max-bytes-per-user`): a write

@@ -25,6 +25,7 @@
 import Foundation
 import KeychainCore
 import KeychainDaemon
+import KeychainWire
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,7 @@
 import Foundation
+import KeychainClient
 import KeychainCore
+import KeychainWire
 import Synchronization
 
 #if canImport(Glibc)

@@ -51,9 +51,11 @@
 
 import FileProtection
 import Foundation
+import KeychainClient
 import KeychainCore
 import KeychainDaemon
 import KeychainPrompts
+import KeychainWire
 import Synchronization
 
 #if canImport(Glibc)

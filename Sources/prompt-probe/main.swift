@@ -22,6 +22,7 @@
 // for the passcode in its memory meanwhile.
 
 import Foundation
+import KeychainClient
 import KeychainCore
 import KeychainPrompts
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
 
 /// `KeychainBackends`: the one place every module gets its backend, and the process's one cache of open engines.

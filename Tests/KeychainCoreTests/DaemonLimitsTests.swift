@@ -2,7 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
+@testable import KeychainWire
 
 #if canImport(Glibc)
     import Glibc

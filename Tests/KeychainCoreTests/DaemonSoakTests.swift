@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
 
 /// keychaind killed again and again under writers, readers and a subscriber: run by `make soak` (KEYCHAIN_SOAK=1).

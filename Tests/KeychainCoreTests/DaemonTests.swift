@@ -4,7 +4,9 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
+@testable import KeychainWire
 
 #if canImport(Glibc)
     import Glibc

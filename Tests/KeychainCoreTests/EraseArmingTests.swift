@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
 
 @Suite("Reliability: file-system failures say what they are")

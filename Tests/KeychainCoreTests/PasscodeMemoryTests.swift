@@ -2,8 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
 @testable import KeychainPrompts
+@testable import KeychainWire
 
 #if canImport(Glibc)
     import Glibc

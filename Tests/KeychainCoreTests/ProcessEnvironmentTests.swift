@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainCore
 import Testing
 

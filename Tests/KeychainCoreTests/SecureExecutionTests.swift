@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import KeychainCore
+@testable import KeychainWire
 
 #if canImport(Glibc)
     import Glibc

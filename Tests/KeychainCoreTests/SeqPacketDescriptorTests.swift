@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+@testable import KeychainWire
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import KeychainClient
 @testable import KeychainCore
+@testable import KeychainWire
 
 /// keychaind's binary wire form: every message comes back as it was, and anything malformed is a clear error,
 /// never a crash or a huge allocation.

@@ -8,6 +8,7 @@
 // secret beyond the token the test chose.
 import Foundation
 import Keychain
+import KeychainClient
 import KeychainCore
 import Security
 

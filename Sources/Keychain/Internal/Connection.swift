@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KeychainClient
 import KeychainCore
 import Synchronization
 

@@ -204,4 +204,19 @@ public struct KeybagStatus: Sendable, Equatable, Codable {
     /// The current lock epoch, which changes at every lock: a caller that keeps a passcode for reuse records it,
     /// and the keychain refuses the passcode once locked since (``ItemAuthentication/passcodeEpoch``).
     public var lockEpoch: UInt64 = 0
+
+    /// A status with every field (the engine's, and keychaind's wire).
+    package init(
+        keybagID: UUID, hasPasscode: Bool, isLocked: Bool, hasBeenUnlocked: Bool, failedAttempts: Int,
+        retryAfter: Date?, eraseAfter: Int?, lockEpoch: UInt64 = 0
+    ) {
+        self.keybagID = keybagID
+        self.hasPasscode = hasPasscode
+        self.isLocked = isLocked
+        self.hasBeenUnlocked = hasBeenUnlocked
+        self.failedAttempts = failedAttempts
+        self.retryAfter = retryAfter
+        self.eraseAfter = eraseAfter
+        self.lockEpoch = lockEpoch
+    }
 }

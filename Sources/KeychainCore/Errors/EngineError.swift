@@ -92,7 +92,7 @@ public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConv
     }
 
     /// An error with every field given (the daemon's wire form reads them back).
-    init(code: Code, message: String, resyncSequence: Int64?, neededFactors: [AccessFactor]?) {
+    package init(code: Code, message: String, resyncSequence: Int64?, neededFactors: [AccessFactor]?) {
         self.code = code
         self.message = message
         self.resyncSequence = resyncSequence

@@ -11,7 +11,17 @@ public struct VerificationReport: Sendable, Equatable, Codable {
         public var rowID: Int64?
         /// What is wrong with it.
         public var problem: String
+
+        /// A damaged item (the engine's verification, and keychaind's wire).
+        package init(persistentReference: PersistentReference?, rowID: Int64?, problem: String) {
+            self.persistentReference = persistentReference
+            self.rowID = rowID
+            self.problem = problem
+        }
     }
+
+    /// An empty report, filled in by the verification (or read off keychaind's wire).
+    package init() {}
 
     /// The rows read.
     public var itemCount = 0

@@ -9,12 +9,12 @@ extension Array where Element == UInt8 {
     }
 
     /// Appends an integer's little-endian bytes.
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+    package mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 
     /// Appends a `UInt32` little-endian length, then the bytes.
-    mutating func appendLengthPrefixed(_ bytes: some ContiguousBytes) {
+    package mutating func appendLengthPrefixed(_ bytes: some ContiguousBytes) {
         bytes.withUnsafeBytes { buffer in
             appendLittleEndian(UInt32(buffer.count))
             append(contentsOf: buffer)
@@ -22,20 +22,20 @@ extension Array where Element == UInt8 {
     }
 
     /// Appends a `UInt32` little-endian length, then the UTF-8 bytes of `text`.
-    mutating func appendLengthPrefixedUTF8(_ text: String) {
+    package mutating func appendLengthPrefixedUTF8(_ text: String) {
         appendLittleEndian(UInt32(text.utf8.count))
         appendUTF8(text)
     }
 
     /// Appends the 16 bytes of a UUID.
-    mutating func appendUUID(_ uuid: UUID) {
+    package mutating func appendUUID(_ uuid: UUID) {
         Swift.withUnsafeBytes(of: uuid.uuid) { append(contentsOf: $0) }
     }
 }
 
 extension UUID {
     /// A UUID read from exactly 16 bytes, or `nil`.
-    init?(bytes: UnsafeRawBufferPointer) {
+    package init?(bytes: UnsafeRawBufferPointer) {
         guard bytes.count == 16 else { return nil }
         self.init(uuid: bytes.loadUnaligned(as: uuid_t.self))
     }

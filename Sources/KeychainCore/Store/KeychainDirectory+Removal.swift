@@ -17,7 +17,7 @@ extension KeychainDirectory {
 
     /// Whether the directory holds a keychain: a database that is a SQLite file (or still empty, as `prepare()`
     /// leaves it until SQLite writes its header), or a device key.
-    var holdsKeychain: Bool {
+    package var holdsKeychain: Bool {
         Self.file(at: databasePath, startsWith: Array("SQLite format 3\0".utf8), orIsEmpty: true)
             || Self.file(at: deviceKeyPath, startsWith: Array("SKDK".utf8), orIsEmpty: false)
     }
@@ -25,7 +25,7 @@ extension KeychainDirectory {
     /// Removes the keychain's files, then the directory when nothing else is left in it. Throws
     /// `noSuchKeychain` when the directory holds no keychain, and `invalidKeychain` when another user owns it or
     /// one of its files (as opening it does), and removes nothing then.
-    func remove() throws(EngineError) {
+    package func remove() throws(EngineError) {
         guard holdsKeychain else {
             throw EngineError(.noSuchKeychain, "\(url.path) is not a keychain (no keychain.db or device.key in it)")
         }

@@ -7,9 +7,14 @@ import Foundation
 #endif
 
 /// The files of an on-disk keychain: a 0700 directory holding the database and the device key, each 0600.
-struct KeychainDirectory {
+package struct KeychainDirectory {
     /// The directory.
-    let url: URL
+    package let url: URL
+
+    /// The keychain directory at `url`.
+    package init(url: URL) {
+        self.url = url
+    }
 
     /// The database file.
     var databasePath: String { url.appendingPathComponent("keychain.db").path }

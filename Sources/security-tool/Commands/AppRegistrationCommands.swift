@@ -1,6 +1,8 @@
 import Foundation
 import Keychain
+import KeychainClient
 import KeychainCore
+import KeychainWire
 import Security
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import Keychain
 import KeychainCore
+import KeychainWire
 import Security
 
 /// The keychains this process has opened, each opened once and kept open for the rest of the process, so one

@@ -1,5 +1,6 @@
 import Foundation
 import Keychain
+import KeychainClient
 import KeychainCore
 import KeychainSync
 import Security

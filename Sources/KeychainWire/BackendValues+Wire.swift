@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 // The wire form (WireWriter, WireReader) of the backend's values that keychaind's messages carry: each type
 // written field by field in declaration order, read back the same way.

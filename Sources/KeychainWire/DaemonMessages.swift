@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// What a client asks keychaind: one ``KeychainBackend`` requirement (the caller is not part of it: the daemon
 /// decides who is calling from the kernel's credentials on each message), or one of the daemon's own requests.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 // keychaind's messages in their wire form (WireWriter, WireReader): an envelope is a flag byte (bit 0: a user
 // follows, bit 1: a caller follows), those, then the request; a request or a reply is a tag byte, then its

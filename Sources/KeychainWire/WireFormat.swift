@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// keychaind's binary wire form, written field by field: one byte for a flag or a tag, 8 little-endian bytes for
 /// an integer or a date, a little-endian `UInt32` length (or count) before text, bytes and lists.

@@ -1,4 +1,5 @@
 import CSystem
+import KeychainCore
 
 /// keychaind's messages carry secrets (an item's data, a passcode, a file key), so every buffer a message is
 /// assembled or received in is wiped once it is done with, in the client and in the daemon: never left whole in

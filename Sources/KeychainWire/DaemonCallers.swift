@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// The callers keychaind itself gives, which its clients may rely on (they are part of the protocol).
 package enum DaemonCallers {
     /// The one access group of every unregistered program a user runs (the `security` tool included).

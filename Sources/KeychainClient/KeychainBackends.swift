@@ -1,4 +1,6 @@
 import Foundation
+import KeychainCore
+import KeychainWire
 import Synchronization
 
 /// Where every API gets its ``KeychainBackend``: the one factory that picks the backend for a keychain's

@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import KeychainCore
 
 #if canImport(Glibc)
     import Glibc

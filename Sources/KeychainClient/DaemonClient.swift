@@ -1,4 +1,6 @@
 import Foundation
+import KeychainCore
+import KeychainWire
 import Synchronization
 
 /// A ``KeychainBackend`` served by keychaind over its socket: every requirement is one request and one reply,

@@ -1,4 +1,6 @@
 import Foundation
+import KeychainCore
+import KeychainWire
 import Synchronization
 
 /// The notice channel of ``DaemonClient/observeChanges(_:)``: a connection of its own, subscribed, read by one
