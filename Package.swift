@@ -133,7 +133,9 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainTests",
-            dependencies: ["TestSupport", "Keychain", "KeychainCore", "KeychainClient", "KeychainSync", "CSQLite"]
+            dependencies: [
+                "TestSupport", "Keychain", "KeychainCore", "KeychainClient", "KeychainSync", "FileProtection", "CSQLite",
+            ]
         ),
         .testTarget(
             name: "SecurityCLITests",

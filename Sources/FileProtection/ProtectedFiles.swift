@@ -58,7 +58,7 @@ public struct ProtectedFiles: Sendable {
     public init(directory: URL? = nil) throws(FileProtectionError) {
         let storage =
             directory.map { KeychainStorage.directory($0) }
-            ?? .defaultStorage()
+            ?? .processDefault
         do throws(EngineError) {
             self.init(backend: try KeychainBackends.backend(for: storage))
         } catch {

@@ -64,7 +64,10 @@ public struct Keychain: Sendable {
         service: String, directory: URL? = nil, identity: ApplicationIdentity? = nil,
         passcodeHashing: PasscodeHashing = .standard
     ) {
-        let storage = directory.map { KeychainStorage.directory($0) } ?? .defaultStorage(environment: Self.environment)
+        // The process's one default, unless a test set an environment of its own for this task.
+        let storage =
+            directory.map { KeychainStorage.directory($0) }
+            ?? Self.environmentOverride.map { KeychainStorage.defaultStorage(environment: $0) } ?? .processDefault
         self.init(
             service: service,
             connection: ConnectionRegistry.connection(

@@ -35,4 +35,19 @@ extension KeychainStorage {
             return .directory(defaultDirectory(environment: environment))
         }
     }
+
+    /// The process's keychain when it names none: ``defaultStorage(environment:)`` of the process's environment,
+    /// decided once, the first time any API asks (swift-log's bootstrap, adapted), so every API of the process —
+    /// `Keychain`, `Security`, `FileProtection`, `LAContext`, the `security` command — uses the same one for its
+    /// whole life. Inside ``$processDefaultOverride``'s `withValue`, the value given (tests run code that uses the
+    /// defaults against a temporary directory or a test daemon without touching the process's environment).
+    public static var processDefault: KeychainStorage {
+        processDefaultOverride ?? resolvedProcessDefault
+    }
+
+    /// A storage that ``processDefault`` answers instead, for the task that sets it (tests).
+    @TaskLocal public static var processDefaultOverride: KeychainStorage?
 }
+
+/// The process's default, decided at its first use.
+private let resolvedProcessDefault = KeychainStorage.defaultStorage(environment: .current)

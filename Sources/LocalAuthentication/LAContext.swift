@@ -173,6 +173,6 @@ public final class LAContext: NSObject, AuthenticationContextProviding, Sendable
     /// The keychain whose passcode is the device owner's: the process's default one.
     private func backend() throws(EngineError) -> any KeychainBackend {
         if let givenBackend { return givenBackend }
-        return try KeychainBackends.backend(for: .defaultStorage())
+        return try KeychainBackends.backend(for: .processDefault)
     }
 }

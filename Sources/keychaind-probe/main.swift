@@ -86,7 +86,7 @@ enum Connection {
 
     /// The keychain the library gives this process by default.
     static func processDefault() throws(EngineError) -> Connection {
-        let storage = KeychainStorage.defaultStorage()
+        let storage = KeychainStorage.processDefault
         return .backend(try KeychainBackends.backend(for: storage), try Caller.current(), storage)
     }
 

@@ -67,7 +67,7 @@ final class ProcessKeychain: Sendable {
                 throw EngineError(.missingEntitlement, "the caller's entitlements cannot be read: \(error.message)")
             }
             let keychain = SecItemKeychain(
-                backend: try KeychainBackends.backend(for: .defaultStorage(environment: environment)), caller: caller)
+                backend: try KeychainBackends.backend(for: .processDefault), caller: caller)
             opened = keychain
             return keychain
         }

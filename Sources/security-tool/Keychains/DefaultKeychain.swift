@@ -36,7 +36,7 @@ enum DefaultKeychain {
         chosen.withLock { chosen in
             if let decided = chosen { return decided }
             let decided: DaemonTarget? =
-                switch KeychainStorage.defaultStorage() {
+                switch KeychainStorage.processDefault {
                 case .daemon(let socketPath): DaemonTarget(socketPath: socketPath, user: nil)
                 case .directory, .inMemory: nil
                 }
