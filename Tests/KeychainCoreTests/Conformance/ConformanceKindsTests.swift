@@ -19,8 +19,9 @@ struct ConformanceKindsTests {
         "a real keychaind, through its client",
         .enabled(
             if: getuid() == 0,
-            "skipped: keychaind honours the callers the tests name only for root, so the suite runs through it only "
-                + "as root (CI runs as root)"))
+            Comment(
+                rawValue: "skipped: keychaind honours the callers the tests name only for root, so the suite runs "
+                    + "through it only as root (CI runs as root)")))
     func throughDaemon() {
         #expect(BackendFactory.all.map(\.testDescription).contains("through keychaind"))
     }
