@@ -64,7 +64,8 @@ enum HybridLogicalClock {
         time.rawValue == .max ? time : HybridTime(rawValue: time.rawValue + 1)
     }
 
-    private static func milliseconds(of date: Date) -> Int64 {
+    /// `date` in milliseconds since 1970, within the clock's range.
+    static func milliseconds(of date: Date) -> Int64 {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
         guard milliseconds.isFinite else { return 0 }
         return Int64(min(max(milliseconds, 0), Double(Int64.max >> 16)))

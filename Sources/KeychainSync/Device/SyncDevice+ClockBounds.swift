@@ -4,19 +4,13 @@ extension SyncDevice {
     /// The circle's verdicts on clocks too far ahead (``ClockBounds``), from every accepted acknowledgment kept.
     func clockBounds(_ trust: TrustState) throws(SyncError) -> ClockBounds {
         var readings: [String: [(Int64, ClockBounds.Reading)]] = [:]
-        for stored in try state.entries(kinds: [.acknowledgment])
-        where trust.accepts(author: stored.author, sequence: stored.sequence) {
-            let name = RecordName.log(stored.author, stored.sequence)
-            guard let entry = try? SignedRecord.unverifiedBody(LogEntry.self, stored.bytes, name: name) else {
-                continue
-            }
-            readings[stored.author, default: []].append(
-                (stored.sequence, ClockBounds.Reading(clock: stored.clock, cursors: entry.cursors ?? [:])))
+        for entry in try decoded(.acknowledgment) where trust.accepts(author: entry.author, sequence: entry.sequence) {
+            readings[entry.author, default: []].append(
+                (entry.sequence, ClockBounds.Reading(clock: entry.clock, cursors: entry.cursors ?? [:])))
         }
-        let wall = Int64((options.now().timeIntervalSince1970 * 1000).rounded(.down))
         return ClockBounds(
             readings: readings.mapValues { $0.sorted { $0.0 < $1.0 }.map(\.1) }, device: deviceID,
-            now: max(clock.milliseconds, wall))
+            now: max(clock.milliseconds, HybridLogicalClock.milliseconds(of: options.now())))
     }
 
     /// Whether this device has read a version by another member that it finds too far ahead and that no

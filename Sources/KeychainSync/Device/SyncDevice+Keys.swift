@@ -63,13 +63,19 @@ extension SyncDevice {
         guard let topLevel = keys.topLevel, let whenUnlocked = keys.classKeys[.whenUnlocked],
             let afterFirstUnlock = keys.classKeys[.afterFirstUnlock]
         else { throw SyncError(.damaged, "epoch \(keys.id) is incomplete") }
-        let epoch = "epoch \(keys.id.number) of \(keys.id.creator)"
-        try state.saveEpochKeys(
-            keys.id,
-            top: try Self.wrap(topLevel, .classA, purpose: "\(epoch) top-level key", backend: backend),
-            whenUnlocked: try Self.wrap(whenUnlocked, .classA, purpose: "\(epoch) ak key", backend: backend),
-            afterFirstUnlock: try Self.wrap(afterFirstUnlock, .classC, purpose: "\(epoch) ck key", backend: backend))
-        wrappedEpochKeys = try state.epochKeys()
+        // An epoch's keys never change: one kept already (opened again after a restart) stays as it is.
+        if wrappedEpochKeys[keys.id] == nil {
+            let wrapped = SyncDatabase.WrappedEpochKeys(
+                top: try Self.wrap(topLevel, .classA, purpose: Self.purpose(keys.id, .top), backend: backend),
+                whenUnlocked: try Self.wrap(
+                    whenUnlocked, .classA, purpose: Self.purpose(keys.id, .whenUnlocked), backend: backend),
+                afterFirstUnlock: try Self.wrap(
+                    afterFirstUnlock, .classC, purpose: Self.purpose(keys.id, .afterFirstUnlock), backend: backend))
+            try state.saveEpochKeys(
+                keys.id, top: wrapped.top, whenUnlocked: wrapped.whenUnlocked,
+                afterFirstUnlock: wrapped.afterFirstUnlock)
+            wrappedEpochKeys[keys.id] = wrapped
+        }
         epochKeys[keys.id] = EpochKeys(id: keys.id, topLevel: nil, classKeys: [.afterFirstUnlock: afterFirstUnlock])
     }
 
@@ -77,8 +83,8 @@ extension SyncDevice {
     func loadEpochs() throws(SyncError) {
         wrappedEpochKeys = try state.epochKeys()
         for (id, wrapped) in wrappedEpochKeys where epochKeys[id] == nil {
-            let epoch = "epoch \(id.number) of \(id.creator)"
-            let key = try Self.unwrap(wrapped.afterFirstUnlock, .classC, purpose: "\(epoch) ck key", backend: backend)
+            let key = try Self.unwrap(
+                wrapped.afterFirstUnlock, .classC, purpose: Self.purpose(id, .afterFirstUnlock), backend: backend)
             epochKeys[id] = EpochKeys(id: id, topLevel: nil, classKeys: [.afterFirstUnlock: key])
         }
     }
@@ -90,18 +96,28 @@ extension SyncDevice {
         if let key = passKeys?[epoch] { return EpochKeys(id: epoch, topLevel: nil, classKeys: [.whenUnlocked: key]) }
         guard let wrapped = wrappedEpochKeys[epoch] else { return nil }
         let key = try Self.unwrap(
-            wrapped.whenUnlocked, .classA, purpose: "epoch \(epoch.number) of \(epoch.creator) ak key",
-            backend: backend)
+            wrapped.whenUnlocked, .classA, purpose: Self.purpose(epoch, .whenUnlocked), backend: backend)
         if passKeys != nil { passKeys?[epoch] = key }
         return EpochKeys(id: epoch, topLevel: nil, classKeys: [.whenUnlocked: key])
+    }
+
+    /// The keys of an epoch this device keeps wrapped.
+    enum EpochKeyKind: String {
+        case top = "top-level key"
+        case whenUnlocked = "ak key"
+        case afterFirstUnlock = "ck key"
+    }
+
+    /// The purpose (bound into its wrapping) of one of an epoch's keys.
+    private static func purpose(_ epoch: EpochID, _ kind: EpochKeyKind) -> String {
+        "epoch \(epoch.number) of \(epoch.creator) \(kind.rawValue)"
     }
 
     /// The top-level key of every kept epoch (to share them), unwrapped now: only while unlocked.
     func topLevelKeys() throws(SyncError) -> [EpochID: EpochKeys] {
         var result: [EpochID: EpochKeys] = [:]
         for (id, wrapped) in wrappedEpochKeys {
-            let key = try Self.unwrap(
-                wrapped.top, .classA, purpose: "epoch \(id.number) of \(id.creator) top-level key", backend: backend)
+            let key = try Self.unwrap(wrapped.top, .classA, purpose: Self.purpose(id, .top), backend: backend)
             result[id] = EpochKeys(id: id, topLevel: key, classKeys: [:])
         }
         return result
