@@ -28,7 +28,7 @@ struct ConflictTests {
         for device in circle.devices {
             let item = try #require(try device.synchronizableItems().first)
             _ = item
-            let reference = try reference(of: device, account: "shared")
+            let reference = try device.reference(account: "shared")
             let history = try device.sync.history(for: reference)
             #expect(history.contains { String(decoding: $0.data, as: UTF8.self) == loser }, "\(history)")
             #expect(!history.contains { String(decoding: $0.data, as: UTF8.self) == winner })
@@ -50,7 +50,7 @@ struct ConflictTests {
         #expect(try a.secret(account: "dup", service: "svc") == expected)
         #expect(try b.secret(account: "dup", service: "svc") == expected)
         #expect(try a.synchronizableItems().count == 1)
-        let history = try b.sync.history(for: try reference(of: b, account: "dup"))
+        let history = try b.sync.history(for: try b.reference(account: "dup"))
         #expect(history.contains { String(decoding: $0.data, as: UTF8.self) != expected })
     }
 
@@ -103,13 +103,6 @@ struct ConflictTests {
         #expect(try a.secret(account: "gone", service: "svc") == nil)
         #expect(try b.secret(account: "gone", service: "svc") == nil)
         try circle.expectConverged()
-    }
-
-    private func reference(of device: TestDevice, account: String) throws -> PersistentReference {
-        let query = ItemQuery(
-            itemClass: .genericPassword, attributes: [.account: .string(account)], synchronizable: .synchronizableOnly,
-            returning: [.attributes])
-        return try #require(try device.engine.copyMatching(query, for: TestDevice.caller).first).persistentReference
     }
 }
 

@@ -12,13 +12,7 @@ import Testing
 struct SyncKeyProtectionTests {
     @Test("a copy of a locked keychain's directory, device key and sync state included, opens no synced item")
     func copiedDisk() throws {
-        let circle = try TestCircle(.memory, devices: 2)
-        let (a, b) = (circle.devices[0], circle.devices[1])
-        try a.engine.setPasscode(try Passcode(copying: "1234"), current: nil)
-        try a.add(account: "mail", service: "svc", secret: "v1")
-        try circle.syncAll()
-        try b.update(account: "mail", service: "svc", secret: "v2")
-        try circle.syncAll()
+        let (circle, a, _) = try passcodeCircleWithHistory(first: "v1", then: "v2")
         a.engine.lock()
         // The thief's copy of the whole directory, opened by a fresh process that does not know the passcode.
         try a.close()
@@ -46,14 +40,8 @@ struct SyncKeyProtectionTests {
 
     @Test("sync-history of an ak item is refused while the keychain is locked, and shown once it is unlocked")
     func historyWhileLocked() throws {
-        let circle = try TestCircle(.memory, devices: 2)
-        let (a, b) = (circle.devices[0], circle.devices[1])
-        try a.engine.setPasscode(try Passcode(copying: "1234"), current: nil)
-        try a.add(account: "mail", service: "svc", secret: "old")
-        try circle.syncAll()
-        try b.update(account: "mail", service: "svc", secret: "new")
-        try circle.syncAll()
-        let reference = try reference(of: a, account: "mail")
+        let (circle, a, _) = try passcodeCircleWithHistory(first: "old", then: "new")
+        let reference = try a.reference(account: "mail")
         #expect(try a.sync.history(for: reference).map { String(decoding: $0.data, as: UTF8.self) } == ["old"])
         a.engine.lock()
         #expect {
@@ -93,10 +81,18 @@ struct SyncKeyProtectionTests {
         #expect(!SyncDevice.isConfigured(in: a.directory), "the erased device's sync state is set aside")
     }
 
-    private func reference(of device: TestDevice, account: String) throws -> PersistentReference {
-        let query = ItemQuery(
-            itemClass: .genericPassword, attributes: [.account: .string(account)], synchronizable: .synchronizableOnly,
-            returning: [.attributes])
-        return try #require(try device.engine.copyMatching(query, for: TestDevice.caller).first).persistentReference
+    /// Two devices; the first has the passcode 1234 and an `ak` item `mail` written `first` there, then `then` on
+    /// the second, so the first holds the older version as history.
+    private func passcodeCircleWithHistory(
+        first: String, then: String
+    ) throws -> (TestCircle, TestDevice, TestDevice) {
+        let circle = try TestCircle(.memory, devices: 2)
+        let (a, b) = (circle.devices[0], circle.devices[1])
+        try a.engine.setPasscode(try Passcode(copying: "1234"), current: nil)
+        try a.add(account: "mail", service: "svc", secret: first)
+        try circle.syncAll()
+        try b.update(account: "mail", service: "svc", secret: then)
+        try circle.syncAll()
+        return (circle, a, b)
     }
 }

@@ -123,6 +123,14 @@ final class TestDevice {
         _ = try engine.delete(query, for: Self.caller)
     }
 
+    /// The persistent reference of the synchronizable generic password of `account`.
+    func reference(account: String) throws -> PersistentReference {
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.account: .string(account)], synchronizable: .synchronizableOnly,
+            returning: [.attributes])
+        return try #require(try engine.copyMatching(query, for: Self.caller).first).persistentReference
+    }
+
     /// The secret of a synchronizable generic password, or `nil` when there is none.
     func secret(account: String, service: String) throws -> String? {
         let query = ItemQuery(
