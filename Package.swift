@@ -31,6 +31,19 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // OpenSSL's libcrypto, for RSA, the NIST curves, X.509 and PKCS#12 (Security's keys and certificates) and the
+        // Secret Service's Diffie-Hellman session.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // libsystemd's sd-bus, which the Secret Service speaks D-Bus through.
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // System calls Swift's Glibc module hides (they need _GNU_SOURCE): prctl, O_TMPFILE, explicit_bzero.
         .target(name: "CSystem"),
         .target(
