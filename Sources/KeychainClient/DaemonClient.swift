@@ -3,8 +3,8 @@ import KeychainCore
 import KeychainWire
 import Synchronization
 
-/// A ``KeychainBackend`` served by keychaind over its socket: every requirement is one request and one reply,
-/// and the daemon — not this client — decides who is calling, from the kernel's credentials on each message (the
+/// A ``KeychainBackend`` served by keychaind over its socket: every request of the seam is one message and one
+/// reply, and the daemon — not this client — decides who is calling, from the kernel's credentials on each message (the
 /// `caller` arguments are not sent).
 ///
 /// While the daemon is down every call throws ``EngineError/Code/notAvailable`` naming the socket; the next call
@@ -45,117 +45,15 @@ package final class DaemonClient: KeychainBackend {
         (try? handshake(SeqPacketSocket.connect(to: path, timeout: defaultTimeout), path: path)) != nil
     }
 
-    // MARK: Items
+    // MARK: The seam
 
-    package func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        guard case .item(let item) = try call(.add(item), as: caller) else { throw unexpected("add") }
-        return item
-    }
-
-    package func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item] {
-        guard case .items(let items) = try call(.addBatch(items), as: caller) else { throw unexpected("add") }
-        return items
-    }
-
-    package func addOrUpdate(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        guard case .item(let item) = try call(.addOrUpdate(item), as: caller) else { throw unexpected("addOrUpdate") }
-        return item
-    }
-
-    package func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item] {
-        guard case .items(let items) = try call(.copyMatching(query), as: caller) else {
-            throw unexpected("copyMatching")
+    /// Sends `request` and returns the daemon's reply: the caller goes along only for requests that act for one
+    /// (the daemon ignores it from anyone but root, who may act as any app).
+    package func perform(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> BackendReply {
+        guard case .backend(let reply) = try call(.backend(request), as: request.actsForCaller ? caller : nil) else {
+            throw unexpected(request.name)
         }
-        return items
-    }
-
-    package func update(_ query: ItemQuery, with changes: ItemChanges, for caller: Caller) throws(EngineError) -> Int {
-        guard case .count(let count) = try call(.update(query, changes), as: caller) else { throw unexpected("update") }
-        return count
-    }
-
-    package func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
-        guard case .count(let count) = try call(.delete(query), as: caller) else { throw unexpected("delete") }
-        return count
-    }
-
-    // MARK: Keybag
-
-    package func keybagStatus() throws(EngineError) -> KeybagStatus {
-        guard case .keybagStatus(let status) = try call(.keybagStatus) else { throw unexpected("keybagStatus") }
-        return status
-    }
-
-    package func unlock(passcode: Passcode) throws(EngineError) { try expectDone(.unlock(passcode: passcode)) }
-    package func checkPasscode(_ passcode: Passcode) throws(EngineError) { try expectDone(.checkPasscode(passcode)) }
-    package func lock() throws(EngineError) { try expectDone(.lock) }
-    package func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
-        try expectDone(.setPasscode(passcode, current: current))
-    }
-    package func removePasscode(current: Passcode) throws(EngineError) {
-        try expectDone(.removePasscode(current: current))
-    }
-    package func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError) {
-        try expectDone(.setEraseAfter(failures, passcode: passcode))
-    }
-
-    // MARK: File keys
-
-    package func canOpenFiles(of fileClass: FileKeyClass) -> Bool {
-        guard case .bool(let can)? = try? call(.canOpenFiles(fileClass)) else { return false }
-        return can
-    }
-
-    package func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError)
-        -> Data
-    {
-        let bytes = key.withUnsafeBytes { Data($0) }
-        guard case .data(let wrapped) = try call(.wrapFileKey(key: bytes, fileClass, context: context)) else {
-            throw unexpected("wrapFileKey")
-        }
-        return wrapped
-    }
-
-    package func unwrapFileKey(
-        _ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]
-    ) throws(EngineError) -> SecretKey {
-        guard case .data(let bytes) = try call(.unwrapFileKey(wrapped, fileClass, context: context)) else {
-            throw unexpected("unwrapFileKey")
-        }
-        return try SecretKey(copying: bytes)
-    }
-
-    package func fileHeaderTag(for header: [UInt8]) throws(EngineError) -> Data {
-        guard case .data(let tag) = try call(.fileHeaderTag(header)) else { throw unexpected("fileHeaderTag") }
-        return tag
-    }
-
-    package func isValidFileHeaderTag(_ tag: Data, for header: [UInt8]) throws(EngineError) -> Bool {
-        guard case .bool(let valid) = try call(.isValidFileHeaderTag(tag, header)) else {
-            throw unexpected("isValidFileHeaderTag")
-        }
-        return valid
-    }
-
-    // MARK: Integrity and the change feed
-
-    package func verify() throws(EngineError) -> VerificationReport {
-        guard case .report(let report) = try call(.verify) else { throw unexpected("verify") }
-        return report
-    }
-
-    package func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch {
-        guard case .changes(let batch) = try call(.changes(since: sequence, limit: limit), as: caller) else {
-            throw unexpected("changes")
-        }
-        return batch
-    }
-
-    package func latestChangeSequence() throws(EngineError) -> Int64 {
-        guard case .sequence(let sequence) = try call(.latestChangeSequence) else {
-            throw unexpected("latestChangeSequence")
-        }
-        return sequence
+        return reply
     }
 
     package func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation {
@@ -324,10 +222,6 @@ package final class DaemonClient: KeychainBackend {
             case .failure(let error)? = try? DaemonCoding.decode(DaemonReply.self, from: received.message)
         else { return nil }
         return error
-    }
-
-    private func expectDone(_ request: DaemonRequest) throws(EngineError) {
-        guard case .done = try call(request) else { throw unexpected("\(request)") }
     }
 
     private func unexpected(_ what: String) -> EngineError {

@@ -90,7 +90,7 @@ package final class ClientConnection: Sendable {
         if case .subscribe = envelope.request {
             do throws(EngineError) {
                 let observation = try subscribe(envelope, principal)
-                send(.done)
+                send(.backend(.done))
                 return .notify(observation)
             } catch {
                 send(.failure(error))

@@ -22,7 +22,7 @@ final class GroupCommitter: Sendable {
     /// Where a waiting writer learns its result, or that it leads the next group.
     private final class Slot: Sendable {
         enum Outcome: Sendable {
-            case done(Result<GroupedWriteResult, EngineError>)
+            case done(Result<WriteResult, EngineError>)
             case lead
         }
 
@@ -45,7 +45,7 @@ final class GroupCommitter: Sendable {
     }
 
     private struct Pending: Sendable {
-        var write: GroupedWrite
+        var write: BackendRequest
         var caller: Caller
         var slot: Slot
     }
@@ -81,7 +81,7 @@ final class GroupCommitter: Sendable {
     }
 
     /// Carries out one write, grouped with whatever arrives together; returns once it is durable (or refused).
-    func commit(_ write: GroupedWrite, for caller: Caller) -> Result<GroupedWriteResult, EngineError> {
+    func commit(_ write: BackendRequest, for caller: Caller) -> Result<WriteResult, EngineError> {
         let slot = Slot()
         let now = DispatchTime.now().uptimeNanoseconds
         let (leads, wakes) = state.withLock { (state) -> (Bool, Bool) in

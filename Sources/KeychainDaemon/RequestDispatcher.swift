@@ -40,7 +40,6 @@ package struct RequestDispatcher: Sendable {
     }
 
     private func carryOut(_ envelope: DaemonEnvelope, _ principal: Principal) throws(EngineError) -> DaemonReply {
-        let caller = principal.caller
         switch envelope.request {
         case .registerApp(let path, let entitlements, let insecure):
             try requireRoot(principal, "register an app")
@@ -50,64 +49,60 @@ package struct RequestDispatcher: Sendable {
         case .unregisterApp(let path):
             try requireRoot(principal, "unregister an app")
             try registry.unregister(executable: path)
-            return .done
+            return .backend(.done)
         case .listApps:
             // Which apps a machine runs, with their groups, is root's to know.
             try requireRoot(principal, "list the registered apps")
             return .apps(registry.all.map(Self.shown))
         case .describe:
+            let caller = principal.caller
             return .description(
                 DaemonDescription(
                     uid: try targetUser(of: envelope, from: principal),
                     applicationIdentifier: caller.applicationIdentifier, accessGroups: caller.accessGroups,
                     isRegisteredApp: caller != Principal.unregistered && !principal.isRoot))
+        case .hello, .subscribe:
+            throw EngineError(.param, "\(envelope.request.name) is only valid at the start of a connection")
+        case .backend(let request):
+            return .backend(try perform(request, for: principal, user: try targetUser(of: envelope, from: principal)))
+        }
+    }
+
+    /// Carries out a keychain request on the engine of `user`'s keychain: a write committed together with the
+    /// others that reach it at the same time, the requests whose answer would cross the wall between apps confined
+    /// to the caller, the rest as the engine carries them out.
+    private func perform(
+        _ request: BackendRequest, for principal: Principal, user: UInt32
+    ) throws(EngineError) -> BackendReply {
+        let caller = principal.caller
+        if request.isItemWrite {
+            return .written(try keychains.committer(for: user).commit(request, for: caller).get())
+        }
+        let engine = try keychains.engine(for: user)
+        switch request {
         case .setEraseAfter(let failures, nil) where principal.isRoot:
             // Root owns every keychain the daemon keeps; anyone else proves the passcode (the engine checks it).
-            try keychains.engine(for: targetUser(of: envelope, from: principal))
-                .setEraseAfterAsAdministrator(failures: failures)
+            try engine.setEraseAfterAsAdministrator(failures: failures)
             return .done
-        case .hello, .subscribe:
-            throw EngineError(.param, "\(envelope.request) is only valid at the start of a connection")
-        case .add(let item): return try grouped(.add(item), envelope, principal)
-        case .addOrUpdate(let item): return try grouped(.addOrUpdate(item), envelope, principal)
-        case .update(let query, let changes): return try grouped(.update(query, changes), envelope, principal)
-        case .delete(let query): return try grouped(.delete(query), envelope, principal)
         case .verify:
             // A report on every row (counts, damage, persistent references) would describe every app's items.
             try requireRoot(
                 principal, "verify a whole keychain through keychaind (its report covers every app's items)")
-            return .report(try keychains.engine(for: targetUser(of: envelope, from: principal)).verify())
+            return .report(try engine.verify())
         case .latestChangeSequence:
-            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
             return .sequence(try engine.confinedLatestChangeSequence(for: caller))
         case .changes(let since, let limit):
-            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
             return .changes(try engine.confinedChanges(since: since, for: caller, limit: limit))
-        case .wrapFileKey(let bytes, let fileClass, let context):
+        case .wrapFileKey(let key, let fileClass, let context):
             // Bound to the caller's group: only programs entitled to it open the file (item keys have the same wall).
-            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
-            let key = try SecretKey(copying: bytes)
             return .data(try engine.wrapFileKey(key, for: fileClass, context: context, boundTo: caller.defaultGroup))
         case .unwrapFileKey(let wrapped, let fileClass, let context):
-            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
-            let key = try engine.unwrapFileKey(
-                wrapped, for: fileClass, context: context, caller: caller, unboundGroup: Principal.unregisteredGroup)
-            return .data(key.withUnsafeBytes { Data($0) })
+            return .key(
+                try engine.unwrapFileKey(
+                    wrapped, for: fileClass, context: context, caller: caller,
+                    unboundGroup: Principal.unregisteredGroup))
         default:
-            let engine = try keychains.engine(for: targetUser(of: envelope, from: principal))
-            return envelope.request.carriedOut(on: engine, for: caller)
-        }
-    }
-
-    /// A durable write, committed together with the others that reach the same keychain at the same time.
-    private func grouped(
-        _ write: GroupedWrite, _ envelope: DaemonEnvelope, _ principal: Principal
-    ) throws(EngineError) -> DaemonReply {
-        let committer = try keychains.committer(for: targetUser(of: envelope, from: principal))
-        switch committer.commit(write, for: principal.caller) {
-        case .success(.item(let item)): return .item(item)
-        case .success(.count(let count)): return .count(count)
-        case .failure(let error): throw error
+            return try engine.perform(request, for: caller)
         }
     }
 

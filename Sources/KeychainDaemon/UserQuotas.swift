@@ -35,9 +35,9 @@ package final class UserQuotas: Sendable {
     {
         let newItems: Int
         switch request {
-        case .add, .addOrUpdate: newItems = 1
-        case .addBatch(let items): newItems = items.count
-        case .update: newItems = 0
+        case .backend(.add), .backend(.addOrUpdate): newItems = 1
+        case .backend(.addBatch(let items)): newItems = items.count
+        case .backend(.update): newItems = 0
         default: return
         }
         let bytes = size + newItems * Self.overheadPerItem
@@ -64,7 +64,7 @@ package final class UserQuotas: Sendable {
 
     /// Notes a request carried out for `uid`: after a delete, the estimate is measured again when next needed.
     func carriedOut(_ request: DaemonRequest, uid: UInt32) {
-        guard case .delete = request else { return }
+        guard case .backend(.delete) = request else { return }
         estimate(of: uid).usage.withLock { $0 = nil }
     }
 

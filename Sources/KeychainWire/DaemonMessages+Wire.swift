@@ -32,138 +32,51 @@ extension FileKeyClass {
     }
 }
 
-extension DaemonRequest {
-    private enum Tag: UInt8 {
-        case hello, add, addBatch, addOrUpdate, copyMatching, update, delete, keybagStatus, unlock, lock
-        case setPasscode, removePasscode, setEraseAfter, canOpenFiles, wrapFileKey, unwrapFileKey, fileHeaderTag
-        case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
-        case listApps, describe
-        /// The erase threshold with the passcode that vouches for it; ``setEraseAfter`` (the threshold alone)
-        /// still decodes, and only root may send it.
-        case setEraseAfterWithPasscode, checkPasscode
-    }
+/// A request's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
+package enum RequestTag: UInt8, CaseIterable {
+    case hello, add, addBatch, addOrUpdate, copyMatching, update, delete, keybagStatus, unlock, lock
+    case setPasscode, removePasscode
+    /// `setEraseAfter` as protocol version 3 first wrote it (the count alone), which no client of this version sends.
+    case retiredSetEraseAfter
+    case canOpenFiles, wrapFileKey, unwrapFileKey, fileHeaderTag
+    case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
+    case listApps, describe
+    /// The erase threshold with the passcode that vouches for it.
+    case setEraseAfter, checkPasscode
+}
 
+extension DaemonRequest {
     func write(to writer: inout WireWriter) {
         switch self {
         case .hello(let version):
-            writer.byte(Tag.hello.rawValue)
+            writer.byte(RequestTag.hello.rawValue)
             writer.int(version)
-        case .add(let item):
-            writer.byte(Tag.add.rawValue)
-            item.write(to: &writer)
-        case .addBatch(let items):
-            writer.byte(Tag.addBatch.rawValue)
-            writer.list(items) { $1.write(to: &$0) }
-        case .addOrUpdate(let item):
-            writer.byte(Tag.addOrUpdate.rawValue)
-            item.write(to: &writer)
-        case .copyMatching(let query):
-            writer.byte(Tag.copyMatching.rawValue)
-            query.write(to: &writer)
-        case .update(let query, let changes):
-            writer.byte(Tag.update.rawValue)
-            query.write(to: &writer)
-            changes.write(to: &writer)
-        case .delete(let query):
-            writer.byte(Tag.delete.rawValue)
-            query.write(to: &writer)
-        case .keybagStatus: writer.byte(Tag.keybagStatus.rawValue)
-        case .unlock(let passcode):
-            writer.byte(Tag.unlock.rawValue)
-            writer.passcode(passcode)
-        case .checkPasscode(let passcode):
-            writer.byte(Tag.checkPasscode.rawValue)
-            writer.passcode(passcode)
-        case .lock: writer.byte(Tag.lock.rawValue)
-        case .setPasscode(let passcode, let current):
-            writer.byte(Tag.setPasscode.rawValue)
-            writer.passcode(passcode)
-            writer.optional(current) { $0.passcode($1) }
-        case .removePasscode(let current):
-            writer.byte(Tag.removePasscode.rawValue)
-            writer.passcode(current)
-        case .setEraseAfter(let failures, let passcode):
-            writer.byte(Tag.setEraseAfterWithPasscode.rawValue)
-            writer.int(failures)
-            writer.optional(passcode) { $0.passcode($1) }
-        case .canOpenFiles(let fileClass):
-            writer.byte(Tag.canOpenFiles.rawValue)
-            fileClass.write(to: &writer)
-        case .wrapFileKey(let key, let fileClass, let context):
-            writer.byte(Tag.wrapFileKey.rawValue)
-            writer.data(key)
-            fileClass.write(to: &writer)
-            writer.data(context)
-        case .unwrapFileKey(let wrapped, let fileClass, let context):
-            writer.byte(Tag.unwrapFileKey.rawValue)
-            writer.data(wrapped)
-            fileClass.write(to: &writer)
-            writer.data(context)
-        case .fileHeaderTag(let header):
-            writer.byte(Tag.fileHeaderTag.rawValue)
-            writer.data(header)
-        case .isValidFileHeaderTag(let tag, let header):
-            writer.byte(Tag.isValidFileHeaderTag.rawValue)
-            writer.data(tag)
-            writer.data(header)
-        case .verify: writer.byte(Tag.verify.rawValue)
-        case .changes(let since, let limit):
-            writer.byte(Tag.changes.rawValue)
-            writer.int64(since)
-            writer.int(limit)
-        case .latestChangeSequence: writer.byte(Tag.latestChangeSequence.rawValue)
-        case .subscribe: writer.byte(Tag.subscribe.rawValue)
+        case .backend(let request): request.write(to: &writer)
+        case .subscribe: writer.byte(RequestTag.subscribe.rawValue)
         case .registerApp(let path, let entitlements, let insecure):
-            writer.byte(Tag.registerApp.rawValue)
+            writer.byte(RequestTag.registerApp.rawValue)
             writer.string(path)
             writer.data(entitlements)
             writer.bool(insecure)
         case .unregisterApp(let path):
-            writer.byte(Tag.unregisterApp.rawValue)
+            writer.byte(RequestTag.unregisterApp.rawValue)
             writer.string(path)
-        case .listApps: writer.byte(Tag.listApps.rawValue)
-        case .describe: writer.byte(Tag.describe.rawValue)
+        case .listApps: writer.byte(RequestTag.listApps.rawValue)
+        case .describe: writer.byte(RequestTag.describe.rawValue)
         }
     }
 
     init(wire reader: inout WireReader) throws(EngineError) {
         let raw = try reader.byte()
-        guard let tag = Tag(rawValue: raw) else { throw reader.malformed("a request of unknown kind \(raw)") }
+        guard let tag = RequestTag(rawValue: raw), tag != .retiredSetEraseAfter else {
+            throw reader.malformed("a request of unknown kind \(raw)")
+        }
+        if let request = try BackendRequest(tag: tag, wire: &reader) {
+            self = .backend(request)
+            return
+        }
         switch tag {
         case .hello: self = .hello(version: try reader.int())
-        case .add: self = .add(try NewItem(wire: &reader))
-        case .addBatch:
-            self = .addBatch(
-                try reader.list(minimumSize: 17) { (reader) throws(EngineError) in try NewItem(wire: &reader) })
-        case .addOrUpdate: self = .addOrUpdate(try NewItem(wire: &reader))
-        case .copyMatching: self = .copyMatching(try ItemQuery(wire: &reader))
-        case .update: self = .update(try ItemQuery(wire: &reader), try ItemChanges(wire: &reader))
-        case .delete: self = .delete(try ItemQuery(wire: &reader))
-        case .keybagStatus: self = .keybagStatus
-        case .unlock: self = .unlock(passcode: try reader.passcode())
-        case .checkPasscode: self = .checkPasscode(try reader.passcode())
-        case .lock: self = .lock
-        case .setPasscode:
-            self = .setPasscode(
-                try reader.passcode(),
-                current: try reader.optional { (reader) throws(EngineError) in try reader.passcode() })
-        case .removePasscode: self = .removePasscode(current: try reader.passcode())
-        case .setEraseAfter: self = .setEraseAfter(try reader.int(), passcode: nil)
-        case .setEraseAfterWithPasscode:
-            self = .setEraseAfter(
-                try reader.int(),
-                passcode: try reader.optional { (reader) throws(EngineError) in try reader.passcode() })
-        case .canOpenFiles: self = .canOpenFiles(try FileKeyClass(wire: &reader))
-        case .wrapFileKey:
-            self = .wrapFileKey(
-                key: try reader.data(), try FileKeyClass(wire: &reader), context: try reader.byteArray())
-        case .unwrapFileKey:
-            self = .unwrapFileKey(try reader.data(), try FileKeyClass(wire: &reader), context: try reader.byteArray())
-        case .fileHeaderTag: self = .fileHeaderTag(try reader.byteArray())
-        case .isValidFileHeaderTag: self = .isValidFileHeaderTag(try reader.data(), try reader.byteArray())
-        case .verify: self = .verify
-        case .changes: self = .changes(since: try reader.int64(), limit: try reader.int())
-        case .latestChangeSequence: self = .latestChangeSequence
         case .subscribe: self = .subscribe
         case .registerApp:
             self = .registerApp(
@@ -171,6 +84,7 @@ extension DaemonRequest {
         case .unregisterApp: self = .unregisterApp(path: try reader.string())
         case .listApps: self = .listApps
         case .describe: self = .describe
+        default: throw reader.malformed("a request of unknown kind \(raw)")
         }
     }
 }
@@ -208,80 +122,48 @@ extension DaemonDescription {
     }
 }
 
-extension DaemonReply: DaemonMessage {
-    private enum Tag: UInt8 {
-        case welcome, item, items, count, keybagStatus, done, bool, data, report, changes, sequence, apps
-        case description, changed, failure
-    }
+/// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
+package enum ReplyTag: UInt8, CaseIterable {
+    case welcome, written, items, keybagStatus, done, bool, data, key, report, changes, sequence, apps
+    case description, changed, failure
+}
 
+extension DaemonReply: DaemonMessage {
     package func write(to writer: inout WireWriter) {
         switch self {
         case .welcome(let version):
-            writer.byte(Tag.welcome.rawValue)
+            writer.byte(ReplyTag.welcome.rawValue)
             writer.int(version)
-        case .item(let item):
-            writer.byte(Tag.item.rawValue)
-            item.write(to: &writer)
-        case .items(let items):
-            writer.byte(Tag.items.rawValue)
-            writer.list(items) { $1.write(to: &$0) }
-        case .count(let count):
-            writer.byte(Tag.count.rawValue)
-            writer.int(count)
-        case .keybagStatus(let status):
-            writer.byte(Tag.keybagStatus.rawValue)
-            status.write(to: &writer)
-        case .done: writer.byte(Tag.done.rawValue)
-        case .bool(let flag):
-            writer.byte(Tag.bool.rawValue)
-            writer.bool(flag)
-        case .data(let bytes):
-            writer.byte(Tag.data.rawValue)
-            writer.data(bytes)
-        case .report(let report):
-            writer.byte(Tag.report.rawValue)
-            report.write(to: &writer)
-        case .changes(let batch):
-            writer.byte(Tag.changes.rawValue)
-            batch.write(to: &writer)
-        case .sequence(let sequence):
-            writer.byte(Tag.sequence.rawValue)
-            writer.int64(sequence)
+        case .backend(let reply): reply.write(to: &writer)
         case .apps(let apps):
-            writer.byte(Tag.apps.rawValue)
+            writer.byte(ReplyTag.apps.rawValue)
             writer.list(apps) { $1.write(to: &$0) }
         case .description(let description):
-            writer.byte(Tag.description.rawValue)
+            writer.byte(ReplyTag.description.rawValue)
             description.write(to: &writer)
-        case .changed: writer.byte(Tag.changed.rawValue)
+        case .changed: writer.byte(ReplyTag.changed.rawValue)
         case .failure(let error):
-            writer.byte(Tag.failure.rawValue)
+            writer.byte(ReplyTag.failure.rawValue)
             error.write(to: &writer)
         }
     }
 
     package init(wire reader: inout WireReader) throws(EngineError) {
         let raw = try reader.byte()
-        guard let tag = Tag(rawValue: raw) else { throw reader.malformed("a reply of unknown kind \(raw)") }
+        guard let tag = ReplyTag(rawValue: raw) else { throw reader.malformed("a reply of unknown kind \(raw)") }
+        if let reply = try BackendReply(tag: tag, wire: &reader) {
+            self = .backend(reply)
+            return
+        }
         switch tag {
         case .welcome: self = .welcome(version: try reader.int())
-        case .item: self = .item(try Item(wire: &reader))
-        case .items:
-            self = .items(try reader.list(minimumSize: 34) { (reader) throws(EngineError) in try Item(wire: &reader) })
-        case .count: self = .count(try reader.int())
-        case .keybagStatus: self = .keybagStatus(try KeybagStatus(wire: &reader))
-        case .done: self = .done
-        case .bool: self = .bool(try reader.bool())
-        case .data: self = .data(try reader.data())
-        case .report: self = .report(try VerificationReport(wire: &reader))
-        case .changes: self = .changes(try ChangeBatch(wire: &reader))
-        case .sequence: self = .sequence(try reader.int64())
         case .apps:
             self = .apps(
                 try reader.list(minimumSize: 17) { (reader) throws(EngineError) in try RegisteredApp(wire: &reader) })
         case .description: self = .description(try DaemonDescription(wire: &reader))
         case .changed: self = .changed
         case .failure: self = .failure(try EngineError(wire: &reader))
+        default: throw reader.malformed("a reply of unknown kind \(raw)")
         }
     }
 }

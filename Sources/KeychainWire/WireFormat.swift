@@ -59,6 +59,10 @@ package struct WireWriter {
         }
     }
     mutating func raw<Value: RawRepresentable>(_ value: Value) where Value.RawValue == String { string(value.rawValue) }
+    /// A key's bytes, length-first, copied from its locked memory into the message only.
+    mutating func secretKey(_ value: SecretKey) {
+        value.withUnsafeBytes { data($0) }
+    }
 
     /// A count, then each element written by `body`.
     mutating func list<Element>(_ elements: [Element], _ body: (inout WireWriter, Element) -> Void) {
@@ -146,6 +150,11 @@ package struct WireReader {
     }
     mutating func byteArray() throws(EngineError) -> [UInt8] { Array(try run()) }
 
+    /// A key's bytes, copied from the message straight into locked memory.
+    mutating func secretKey() throws(EngineError) -> SecretKey {
+        try SecretKey(copying: try run())
+    }
+
     mutating func uuid() throws(EngineError) -> UUID {
         let range = try take(16)
         guard let uuid = bytes[range].withUnsafeBytes({ UUID(bytes: $0) }) else { throw malformed("a malformed UUID") }
@@ -190,7 +199,7 @@ package struct WireReader {
 }
 
 /// A message keychaind's wire carries whole: a request's envelope or a reply.
-package protocol DaemonMessage: Sendable, Equatable {
+package protocol DaemonMessage: Sendable {
     /// Writes the message.
     func write(to writer: inout WireWriter)
     /// Reads a message, refusing anything malformed.

@@ -78,42 +78,66 @@ private func makeSamples() -> [[UInt8]] {
         let report = try engine.verify()
         let batch = try engine.changes(since: 0, for: benchCaller, limit: 10)
         let (passcode, other) = (try Passcode(copying: "1234"), try Passcode(copying: "5678"))
-        let requests: [DaemonRequest] = [
-            .hello(version: DaemonCoding.version), .add(newItem), .addBatch([newItem, newItem]), .addOrUpdate(newItem),
-            .copyMatching(query), .update(query, changes), .delete(query), .keybagStatus, .unlock(passcode: passcode),
-            .checkPasscode(passcode), .lock, .setPasscode(passcode, current: nil),
-            .setPasscode(other, current: passcode),
+        let keychainRequests: [BackendRequest] = [
+            .add(newItem), .addBatch([newItem, newItem]), .addOrUpdate(newItem), .copyMatching(query),
+            .update(query, changes), .delete(query), .keybagStatus, .unlock(passcode), .checkPasscode(passcode), .lock,
+            .setPasscode(passcode, current: nil), .setPasscode(other, current: passcode),
             .removePasscode(current: passcode), .setEraseAfter(10, passcode: passcode),
             .setEraseAfter(10, passcode: nil), .canOpenFiles(.classB),
-            .wrapFileKey(key: Data(repeating: 7, count: 32), .classA, context: [1, 2, 3]),
+            .wrapFileKey(try SecretKey(copying: Array(repeating: 7, count: 32)), .classA, context: [1, 2, 3]),
             .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: [4]), .fileHeaderTag([1, 2, 3, 4]),
             .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5, 6]), .verify, .changes(since: 0, limit: 100),
-            .latestChangeSequence, .subscribe,
-            .registerApp(path: "/usr/bin/app", entitlements: Data("<plist/>".utf8), allowsInsecureExecution: false),
-            .unregisterApp(path: "/usr/bin/app"), .listApps, .describe,
+            .latestChangeSequence,
         ]
-        let replies: [DaemonReply] = [
-            .welcome(version: DaemonCoding.version), .item(item), .items(found), .count(2), .keybagStatus(status),
-            .done, .bool(true), .data(Data(repeating: 3, count: 40)), .report(report), .changes(batch),
-            .sequence(42),
-            .apps([
-                RegisteredApp(
-                    path: "/usr/bin/app", sha256: String(repeating: "ab", count: 32), applicationIdentifier: "TEAM.app",
-                    accessGroups: ["TEAM.app", "group.shared"], allowsInsecureExecution: true)
-            ]),
-            .description(
-                DaemonDescription(
-                    uid: 1000, applicationIdentifier: "TEAM.app", accessGroups: ["TEAM.app"], isRegisteredApp: true)),
-            .changed, .failure(EngineError(.itemNotFound, "no item matched")),
-        ]
-        let envelopes =
-            requests.map { DaemonEnvelope(request: $0) } + [
-                DaemonEnvelope(user: 1000, caller: benchCaller, request: .copyMatching(query)),
-                DaemonEnvelope(
-                    user: 0, caller: Caller.administrator(defaultGroup: "TEAM.admin"), request: .add(newItem)),
+        let requests: [DaemonRequest] =
+            [.hello(version: DaemonCoding.version)] + keychainRequests.map { .backend($0) } + [
+                .subscribe,
+                .registerApp(
+                    path: "/usr/bin/app", entitlements: Data("<plist/>".utf8), allowsInsecureExecution: false),
+                .unregisterApp(path: "/usr/bin/app"), .listApps, .describe,
             ]
-        return try envelopes.map { envelope throws(EngineError) in try DaemonCoding.encode(envelope) }
-            + replies.map { reply throws(EngineError) in try DaemonCoding.encode(reply) }
+        let keychainReplies: [BackendReply] = [
+            .written(WriteResult(items: [item], changeSequence: 7)), .items(found), .keybagStatus(status), .done,
+            .bool(true), .data(Data(repeating: 3, count: 40)), .key(try SecretKey.random()), .report(report),
+            .changes(batch), .sequence(42),
+        ]
+        let replies: [DaemonReply] =
+            [.welcome(version: DaemonCoding.version)] + keychainReplies.map { .backend($0) } + [
+                .apps([
+                    RegisteredApp(
+                        path: "/usr/bin/app", sha256: String(repeating: "ab", count: 32),
+                        applicationIdentifier: "TEAM.app", accessGroups: ["TEAM.app", "group.shared"],
+                        allowsInsecureExecution: true)
+                ]),
+                .description(
+                    DaemonDescription(
+                        uid: 1000, applicationIdentifier: "TEAM.app", accessGroups: ["TEAM.app"],
+                        isRegisteredApp: true)),
+                .changed, .failure(EngineError(.itemNotFound, "no item matched")),
+            ]
+        let envelopes =
+            [
+                DaemonEnvelope(user: 1000, caller: benchCaller, request: .backend(.copyMatching(query))),
+                DaemonEnvelope(
+                    user: 0, caller: Caller.administrator(defaultGroup: "TEAM.admin"),
+                    request: .backend(.add(newItem))),
+            ]
+        let encoded = try requests.map { request throws(EngineError) in
+            try DaemonCoding.encode(DaemonEnvelope(request: request))
+        }
+        // Every kind of message has a sample: a new request or reply that lacks one stops the harness, naming it.
+        let requestTags = Set(encoded.map { $0[1] })
+        let replyBytes = try replies.map { reply throws(EngineError) in try DaemonCoding.encode(reply) }
+        let replyTags = Set(replyBytes.map { $0[0] })
+        for tag in RequestTag.allCases where tag != .retiredSetEraseAfter && !requestTags.contains(tag.rawValue) {
+            preconditionFailure("the fuzz harness has no sample of the request \(tag)")
+        }
+        for tag in ReplyTag.allCases where !replyTags.contains(tag.rawValue) {
+            preconditionFailure("the fuzz harness has no sample of the reply \(tag)")
+        }
+        return try encoded
+            + envelopes.suffix(2).map { envelope throws(EngineError) in try DaemonCoding.encode(envelope) }
+            + replyBytes
     } catch {
         preconditionFailure("the fuzz harness could not make its sample messages: \(error)")
     }
@@ -167,7 +191,7 @@ public func daemonFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int
 private func checkDecoding(_ bytes: [UInt8]) {
     if let envelope = decoded(DaemonEnvelope.self, bytes) {
         checkRoundTrip(envelope)
-        if envelope.request.isBackendRequest { carryOut(envelope, size: bytes.count) }
+        if case .backend = envelope.request { carryOut(envelope, size: bytes.count) }
     }
     if let reply = decoded(DaemonReply.self, bytes) { checkRoundTrip(reply) }
 }
@@ -184,8 +208,9 @@ private func decoded<Value: DaemonMessage>(_ type: Value.Type, _ bytes: [UInt8])
 
 private func checkRoundTrip<Value: DaemonMessage>(_ value: Value) {
     do throws(EngineError) {
-        let again = try DaemonCoding.decode(Value.self, from: try DaemonCoding.encode(value))
-        precondition(again == value, "a decoded \(Value.self) does not survive encoding: \(value) became \(again)")
+        let bytes = try DaemonCoding.encode(value)
+        let again = try DaemonCoding.encode(try DaemonCoding.decode(Value.self, from: bytes))
+        precondition(again == bytes, "a decoded \(Value.self) does not survive encoding: \(value)")
     } catch {
         preconditionFailure("a decoded \(Value.self) cannot be encoded and decoded again: \(error)")
     }
@@ -221,7 +246,7 @@ private func carryOut(_ envelope: DaemonEnvelope, size: Int) {
     do throws(EngineError) {
         _ = try DaemonCoding.encode(reply)
     } catch {
-        preconditionFailure("the reply to \(envelope.request) cannot be encoded: \(error)")
+        preconditionFailure("the reply to \(envelope.request.name) cannot be encoded: \(error)")
     }
 }
 

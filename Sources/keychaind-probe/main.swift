@@ -109,9 +109,10 @@ enum Connection {
             return reply
         case .backend(let backend, let caller, _):
             if let client = backend as? DaemonClient { return try Connection.client(client).call(request, user: user) }
-            let reply = request.carriedOut(on: backend, for: caller)
-            if case .failure(let error) = reply { throw error }
-            return reply
+            guard case .backend(let request) = request else {
+                throw EngineError(.param, "\(request.name) needs keychaind")
+            }
+            return .backend(try backend.perform(request, for: caller))
         }
     }
 
@@ -147,13 +148,13 @@ func attributes(_ account: String) -> ItemAttributes {
 func getRequest(_ account: String, group: String?) -> DaemonRequest {
     var query = attributes(account)
     if let group { query[.accessGroup] = .string(group) }
-    return .copyMatching(ItemQuery(itemClass: .genericPassword, attributes: query, returning: .data))
+    return .backend(.copyMatching(ItemQuery(itemClass: .genericPassword, attributes: query, returning: .data)))
 }
 
 /// Prints a get's reply: the secret, or the status.
 func emitSecret(_ reply: DaemonReply) {
     switch reply {
-    case .items(let items) where !items.isEmpty:
+    case .backend(.items(let items)) where !items.isEmpty:
         emit(["status": 0, "secret": String(decoding: items[0].data ?? Data(), as: UTF8.self)])
     case .failure(let error): emit(error)
     default: emit(["status": Int(EngineError.Code.internalComponent.rawValue), "message": "unexpected \(reply)"])
@@ -263,7 +264,7 @@ func stealByExec(_ socket: SeqPacketSocket, _ account: String, _ program: [Strin
     // A megabyte is several times what the socket buffers hold.
     let item = NewItem(
         itemClass: .genericPassword, attributes: attributes(ballast), data: Data(repeating: 0x5a, count: 1 << 20))
-    guard case .item = try Connection.socket(socket).call(.add(item)) else {
+    guard case .backend(.written) = try Connection.socket(socket).call(.backend(.add(item))) else {
         throw EngineError(.internalComponent, "the ballast was not added")
     }
     try socket.send(DaemonCoding.encode(DaemonEnvelope(request: getRequest(ballast, group: nil))))
@@ -279,7 +280,7 @@ func stealByExec(_ socket: SeqPacketSocket, _ account: String, _ program: [Strin
     // The app prints a line once it runs: the child's message was sent before, and is still unread.
     var byte: UInt8 = 0
     guard read(pipe[0], &byte, 1) == 1 else { throw EngineError(.internalComponent, "the child never ran the app") }
-    guard case .items = try Connection.receive(on: socket) else {
+    guard case .backend(.items) = try Connection.receive(on: socket) else {
         throw EngineError(.internalComponent, "the ballast was not read back")
     }
     emitSecret(try Connection.receive(on: socket))
@@ -376,13 +377,13 @@ func perform(_ command: String, _ rest: [String], on connection: Connection) thr
         var attributes = attributes(rest[0])
         if rest.count == 3 { attributes[.accessGroup] = .string(rest[2]) }
         let item = NewItem(itemClass: .genericPassword, attributes: attributes, data: Data(rest[1].utf8))
-        _ = try connection.call(.add(item))
+        _ = try connection.call(.backend(.add(item)))
         emit(["status": 0, "added": rest[0], "storage": connection.storage])
     case ("add-large", 2):
         guard let count = Int(rest[1]), count > 0 else { usage("add-large needs a byte count, not \(rest[1])") }
         let bytes = [UInt8]((0..<count).map { _ in UInt8.random(in: 0...255) })
         let item = NewItem(itemClass: .genericPassword, attributes: attributes(rest[0]), data: Data(bytes))
-        _ = try connection.call(.add(item))
+        _ = try connection.call(.backend(.add(item)))
         emit(["status": 0, "added": rest[0]])
     case ("register", 2...3):
         guard let entitlements = FileManager.default.contents(atPath: rest[1]) else {
@@ -395,27 +396,30 @@ func perform(_ command: String, _ rest: [String], on connection: Connection) thr
     case ("get", 1...2):
         emitSecret(try connection.call(getRequest(rest[0], group: rest.count == 2 ? rest[1] : nil)))
     case ("unlock", 1):
-        _ = try connection.call(.unlock(passcode: Passcode(copying: rest[0])))
+        _ = try connection.call(.backend(.unlock(Passcode(copying: rest[0]))))
         emit(["status": 0])
     case ("erase-after", 1...2):
         guard let failures = Int(rest[0]) else { usage("erase-after needs a count, not \(rest[0])") }
         let passcode = try rest.count == 2 ? Passcode(copying: rest[1]) : nil
-        _ = try connection.call(.setEraseAfter(failures, passcode: passcode))
+        _ = try connection.call(.backend(.setEraseAfter(failures, passcode: passcode)))
         emit(["status": 0])
     case ("verify", 0):
-        guard case .report(let report) = try connection.call(.verify) else { usage("verify answered otherwise") }
+        guard case .backend(.report(let report)) = try connection.call(.backend(.verify)) else {
+            usage("verify answered otherwise")
+        }
         emit(["status": 0, "items": report.itemCount])
     case ("list-apps", 0):
         guard case .apps(let apps) = try connection.call(.listApps) else { usage("list-apps answered otherwise") }
         emit(["status": 0, "apps": apps.map(\.path)])
     case ("latest-sequence", 0):
-        guard case .sequence(let sequence) = try connection.call(.latestChangeSequence) else {
+        guard case .backend(.sequence(let sequence)) = try connection.call(.backend(.latestChangeSequence)) else {
             usage("latest-sequence answered otherwise")
         }
         emit(["status": 0, "sequence": sequence])
     case ("changes", 1):
         guard let since = Int64(rest[0]) else { usage("changes needs a sequence, not \(rest[0])") }
-        guard case .changes(let batch) = try connection.call(.changes(since: since, limit: 100)) else {
+        guard case .backend(.changes(let batch)) = try connection.call(.backend(.changes(since: since, limit: 100)))
+        else {
             usage("changes answered otherwise")
         }
         emit(["status": 0, "count": batch.changes.count, "sequence": batch.cursor])

@@ -41,8 +41,7 @@ struct DaemonDescriptorLimitTests {
         // The queued connection is taken now: its handshake is answered.
         try waiting.send(DaemonCoding.encode(DaemonEnvelope(request: .hello(version: DaemonCoding.version))))
         let welcome = try #require(try waiting.receive())
-        #expect(
-            try DaemonCoding.decode(DaemonReply.self, from: welcome.message) == .welcome(version: DaemonCoding.version))
+        #expect(try DaemonCoding.decode(DaemonReply.self, from: welcome.message).isWelcome)
         waiting.close()
         try setDescriptorLimit(of: daemon, to: 1024)
         #expect(try client.password("kept") == "1")

@@ -48,7 +48,7 @@ struct DaemonLimitsTests {
         let daemon = try DaemonProcess(arguments: ["--idle-timeout", "1"])
         let idle = try connect(daemon)
         try idle.send(DaemonCoding.encode(DaemonEnvelope(request: .hello(version: DaemonCoding.version))))
-        #expect(try reply(on: idle) == .welcome(version: DaemonCoding.version))
+        #expect(try reply(on: idle)?.isWelcome == true)
         #expect(try idle.receive() == nil, "the idle connection stays open")
 
         let client = DaemonClient(socketPath: daemon.socketPath)

@@ -50,7 +50,9 @@ struct DaemonMetadataWallTests {
         #expect(listed.code == .missingEntitlement, "an unregistered program listed the registered apps")
         // Root still does both.
         let owner = DaemonClient(socketPath: world.lab.daemon.socketPath, user: world.user.uid)
-        guard case .report(let report) = try owner.send(.verify) else { throw WallError("verify answered otherwise") }
+        guard case .backend(.report(let report)) = try owner.send(.backend(.verify)) else {
+            throw WallError("verify answered otherwise")
+        }
         #expect(report.itemCount == 1 && report.isSound)
         guard case .apps(let apps) = try world.lab.root.send(.listApps) else { throw WallError("no apps") }
         #expect(apps.map(\.path) == [world.app])

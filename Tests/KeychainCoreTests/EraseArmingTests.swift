@@ -74,7 +74,7 @@ struct EraseArmingTests {
         #expect(try lab.line(plain, as: user, ["erase-after", "7", "1234"]).code == nil)
         #expect(try owner.keybagStatus().eraseAfter == 7)
         // Root owns the keychains the daemon keeps: it needs no passcode.
-        try owner.setEraseAfter(failures: 0, passcode: nil)
+        try owner.setEraseAfter(failures: 0, passcode: Passcode?.none)
         #expect(try owner.keybagStatus().eraseAfter == nil)
     }
 }

@@ -44,7 +44,7 @@ struct GroupCommitTests {
     func joining() throws {
         let engine = try TestKeychain().engine
         try engine.addPassword("existing", "0")
-        var rounds: [[(GroupedWrite, Caller)]] = [
+        var rounds: [[(BackendRequest, Caller)]] = [
             [(.add(genpItem("b", "2")), app), (.add(genpItem("existing", "dup")), app)],
             [(.delete(ItemQuery(itemClass: .genericPassword, attributes: genp("a"))), app)],
             // Its checks take the lock the group holds: refused, never run.
@@ -71,11 +71,11 @@ struct GroupCommitTests {
     @Test("Only writes whose checks take no lock may join a running group")
     func joinable() {
         let query = ItemQuery(itemClass: .genericPassword, attributes: genp("a"))
-        #expect(GroupedWrite.add(genpItem("a", "1")).canJoinRunningGroup)
-        #expect(GroupedWrite.delete(query).canJoinRunningGroup)
-        #expect(GroupedWrite.update(query, ItemChanges(attributes: [.label: .string("l")])).canJoinRunningGroup)
-        #expect(!GroupedWrite.update(query, ItemChanges(data: Data("2".utf8))).canJoinRunningGroup)
-        #expect(!GroupedWrite.addOrUpdate(genpItem("a", "1")).canJoinRunningGroup)
+        #expect(BackendRequest.add(genpItem("a", "1")).canJoinRunningGroup)
+        #expect(BackendRequest.delete(query).canJoinRunningGroup)
+        #expect(BackendRequest.update(query, ItemChanges(attributes: [.label: .string("l")])).canJoinRunningGroup)
+        #expect(!BackendRequest.update(query, ItemChanges(data: Data("2".utf8))).canJoinRunningGroup)
+        #expect(!BackendRequest.addOrUpdate(genpItem("a", "1")).canJoinRunningGroup)
     }
 
     @Test("A refused engine fails every write of the group")

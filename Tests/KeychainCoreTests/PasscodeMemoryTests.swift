@@ -47,8 +47,9 @@ struct PasscodeMemoryTests {
         try unlock(engine, asked)
         #expect(try !engine.keybagStatus().isLocked)
         // The wire carries the bytes, and reads them straight into guarded memory.
-        let message = try DaemonCoding.encode(DaemonEnvelope(request: .unlock(passcode: asked)))
-        guard case .unlock(let carried) = try DaemonCoding.decode(DaemonEnvelope.self, from: message).request else {
+        let message = try DaemonCoding.encode(DaemonEnvelope(request: .backend(.unlock(asked))))
+        guard case .backend(.unlock(let carried)) = try DaemonCoding.decode(DaemonEnvelope.self, from: message).request
+        else {
             Issue.record("the unlock request did not come back")
             return
         }

@@ -22,91 +22,9 @@ final class RecordingBackend: KeychainBackend {
 
     private func record(_ name: String) { recorded.withLock { $0.append(name) } }
 
-    func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        record("add")
-        return try engine.add(item, for: caller)
-    }
-    func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item] {
-        record("add batch")
-        return try engine.add(items, for: caller)
-    }
-    func addOrUpdate(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        record("addOrUpdate")
-        return try engine.addOrUpdate(item, for: caller)
-    }
-    func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item] {
-        record("copyMatching")
-        return try engine.copyMatching(query, for: caller)
-    }
-    func update(_ query: ItemQuery, with changes: ItemChanges, for caller: Caller) throws(EngineError) -> Int {
-        record("update")
-        return try engine.update(query, with: changes, for: caller)
-    }
-    func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
-        record("delete")
-        return try engine.delete(query, for: caller)
-    }
-    func keybagStatus() throws(EngineError) -> KeybagStatus {
-        record("keybagStatus")
-        return try engine.keybagStatus()
-    }
-    func unlock(passcode: Passcode) throws(EngineError) {
-        record("unlock")
-        try engine.unlock(passcode: passcode)
-    }
-    func checkPasscode(_ passcode: Passcode) throws(EngineError) {
-        record("checkPasscode")
-        try engine.checkPasscode(passcode)
-    }
-    func lock() throws(EngineError) {
-        record("lock")
-        engine.lock()
-    }
-    func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError) {
-        record("setPasscode")
-        try engine.setPasscode(passcode, current: current)
-    }
-    func removePasscode(current: Passcode) throws(EngineError) {
-        record("removePasscode")
-        try engine.removePasscode(current: current)
-    }
-    func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError) {
-        record("setEraseAfter")
-        try engine.setEraseAfter(failures: failures, passcode: passcode)
-    }
-    func canOpenFiles(of fileClass: FileKeyClass) -> Bool {
-        record("canOpenFiles")
-        return engine.canOpenFiles(of: fileClass)
-    }
-    func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data {
-        record("wrapFileKey")
-        return try engine.wrapFileKey(key, for: fileClass, context: context)
-    }
-    func unwrapFileKey(
-        _ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]
-    ) throws(EngineError) -> SecretKey {
-        record("unwrapFileKey")
-        return try engine.unwrapFileKey(wrapped, for: fileClass, context: context)
-    }
-    func fileHeaderTag(for header: [UInt8]) throws(EngineError) -> Data {
-        record("fileHeaderTag")
-        return try engine.fileHeaderTag(for: header)
-    }
-    func isValidFileHeaderTag(_ tag: Data, for header: [UInt8]) throws(EngineError) -> Bool {
-        record("isValidFileHeaderTag")
-        return try engine.isValidFileHeaderTag(tag, for: header)
-    }
-    func verify() throws(EngineError) -> VerificationReport {
-        record("verify")
-        return try engine.verify()
-    }
-    func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch {
-        record("changes")
-        return try engine.changes(since: sequence, for: caller, limit: limit)
-    }
-    func latestChangeSequence() throws(EngineError) -> Int64 {
-        record("latestChangeSequence")
-        return try engine.latestChangeSequence()
+    func perform(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> BackendReply {
+        record(request.name)
+        return try engine.perform(request, for: caller)
     }
     func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation {
         record("observeChanges")

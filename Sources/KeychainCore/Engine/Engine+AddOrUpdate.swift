@@ -1,15 +1,10 @@
 import Foundation
 
 extension Engine {
-    /// Adds an item or, when one with its primary key exists, writes the item's attributes and secret over it, in
-    /// one write transaction (see ``KeychainBackend/addOrUpdate(_:for:)``): no other writer can add or remove the
-    /// key between the lookup and the write.
-    @discardableResult
-    public func addOrUpdate(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        try write(preparedAddOrUpdate(newItem, for: caller))
-    }
-
-    /// An add-or-update, checked, as a write to run under the lock inside a write transaction.
+    /// An add-or-update, checked, as a write to run under the lock inside a write transaction: adds an item or,
+    /// when one with its primary key exists, writes the item's attributes and secret over it (see
+    /// ``KeychainBackend/addOrUpdate(_:for:)``), so no other writer can add or remove the key between the lookup
+    /// and the write.
     func preparedAddOrUpdate(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> PreparedWrite<Item> {
         try ItemValidator.check(newItem.attributes, for: newItem.itemClass)
         try ItemValidator.check(data: newItem.data)
@@ -41,13 +36,16 @@ extension Engine {
         }
     }
 
-    /// Adds every item in one write transaction: all of them, or none.
-    @discardableResult
-    public func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item] {
-        try batch(for: caller) { (batch) throws(EngineError) -> [Item] in
+    /// Adds every item, as a write to run under the lock inside a write transaction: all of them, or none.
+    func preparedBatch(_ items: [NewItem], for caller: Caller) -> PreparedWrite<[Item]> {
+        { (state) throws(EngineError) -> [Item] in
             var added: [Item] = []
             added.reserveCapacity(items.count)
-            for item in items { added.append(try batch.add(item)) }
+            for newItem in items {
+                let (item, stored) = try self.prepare(newItem, for: caller, in: state)
+                try self.insert(stored, item: item, in: state)
+                added.append(item)
+            }
             return added
         }
     }

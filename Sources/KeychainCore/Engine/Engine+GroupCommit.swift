@@ -4,47 +4,29 @@ import Foundation
 /// (its own, or a group commit's).
 typealias PreparedWrite<Result> = (EngineState) throws(EngineError) -> Result
 
-/// One write of a group commit (``Engine/commitTogether(_:joining:)``).
-public enum GroupedWrite: Sendable, Equatable, Codable {
-    /// ``KeychainBackend/add(_:for:)``.
-    case add(NewItem)
-    /// ``KeychainBackend/addOrUpdate(_:for:)``.
-    case addOrUpdate(NewItem)
-    /// ``KeychainBackend/update(_:with:for:)``.
-    case update(ItemQuery, ItemChanges)
-    /// ``KeychainBackend/delete(_:for:)``.
-    case delete(ItemQuery)
-
-    /// Whether the write may join a group whose transaction is already running (``Engine/commitTogether(_:joining:)``):
+extension BackendRequest {
+    /// Whether a write may join a group whose transaction is already running (``Engine/commitTogether(_:joining:)``):
     /// its checks take none of the engine's locks (an add, a delete, an update that writes no new secret), so they
     /// can run under the lock the group holds.
-    public var canJoinRunningGroup: Bool {
+    package var canJoinRunningGroup: Bool {
         switch self {
-        case .add, .delete: true
+        case .add, .addBatch, .delete: true
         case .update(_, let changes): changes.data == nil
-        case .addOrUpdate: false
+        default: false
         }
     }
 }
 
-/// What one write of a group commit returned.
-public enum GroupedWriteResult: Sendable, Equatable {
-    /// The item an add or add-or-update stored.
-    case item(Item)
-    /// How many items an update or delete changed.
-    case count(Int)
-}
-
 extension Engine {
     /// Runs `body` under the lock in a write transaction of its own.
-    func write<Result: Sendable>(_ body: PreparedWrite<Result>) throws(EngineError) -> Result {
+    func write<Result>(_ body: PreparedWrite<Result>) throws(EngineError) -> Result {
         try state.withLock { (state) throws(EngineError) -> Result in
             try state.checkServable()
             return try state.database.writeTransaction { () throws(EngineError) -> Result in try body(state) }
         }
     }
 
-    /// Carries out several writes — from different callers — in one transaction and one sync: each in a
+    /// Carries out several writes (``BackendRequest/isItemWrite``) — from different callers — in one transaction and one sync: each in a
     /// savepoint of its own, so a write that is refused changes nothing and leaves the others alone, and all the
     /// others become durable together when the transaction commits. keychaind gathers the writes that arrive
     /// together and acknowledges each only when this returns. A failed commit fails every write.
@@ -52,12 +34,12 @@ extension Engine {
     /// `joining` is asked, under the lock once the writes so far have run, for writes that arrived meanwhile; they
     /// join the same transaction (until it returns none), so writes that come while a group is being written wait
     /// for no sync of their own. It must return only writes that ``GroupedWrite/canJoinRunningGroup`` (their
-    /// checks take no lock); any other is refused. Each result is the one the write would have had alone, run in
+    /// checks take no lock); any other is refused, as is a request that is not a write. Each result is the one the write would have had alone, run in
     /// this order: the results of `writes`, then those of the joined writes in the order they were given.
-    public func commitTogether(
-        _ writes: [(GroupedWrite, Caller)], joining: () -> [(GroupedWrite, Caller)] = { [] }
-    ) -> [Result<GroupedWriteResult, EngineError>] {
-        var results: [Result<GroupedWriteResult, EngineError>] = []
+    package func commitTogether(
+        _ writes: [(BackendRequest, Caller)], joining: () -> [(BackendRequest, Caller)] = { [] }
+    ) -> [Result<WriteResult, EngineError>] {
+        var results: [Result<WriteResult, EngineError>] = []
         var given = writes.count
         var prepared = writes.map(preparing)
         do throws(EngineError) {
@@ -73,7 +55,7 @@ extension Engine {
                         }
                         let joined = joining()
                         given += joined.count
-                        prepared = joined.map { (write) -> Result<PreparedWrite<GroupedWriteResult>, EngineError> in
+                        prepared = joined.map { (write) -> Result<PreparedWrite<WriteResult>, EngineError> in
                             guard write.0.canJoinRunningGroup else {
                                 return .failure(
                                     .internalError("a write that needs the lock to be checked joined a group"))
@@ -90,9 +72,9 @@ extension Engine {
     }
 
     /// A write checked outside the lock, ready to run in a savepoint, or why it is refused.
-    private func preparing(_ write: (GroupedWrite, Caller)) -> Result<PreparedWrite<GroupedWriteResult>, EngineError> {
+    private func preparing(_ write: (BackendRequest, Caller)) -> Result<PreparedWrite<WriteResult>, EngineError> {
         do throws(EngineError) {
-            return .success(try prepare(write.0, for: write.1))
+            return .success(try preparedWrite(write.0, for: write.1))
         } catch {
             return .failure(error)
         }
@@ -101,8 +83,8 @@ extension Engine {
     /// Runs one write of a group in a savepoint: rolled back to it (sequence numbers included) when the write is
     /// refused. Throws only when the savepoint itself fails, which ends the whole group.
     private static func inSavepoint(
-        _ body: PreparedWrite<GroupedWriteResult>, _ state: EngineState
-    ) throws(EngineError) -> Result<GroupedWriteResult, EngineError> {
+        _ body: PreparedWrite<WriteResult>, _ state: EngineState
+    ) throws(EngineError) -> Result<WriteResult, EngineError> {
         let mark = state.store.changeLog.pendingMark
         // Prepared once and reused (`run`), as every statement of a write is: not parsed again for each write.
         try state.database.run("SAVEPOINT grouped")
@@ -118,22 +100,34 @@ extension Engine {
         }
     }
 
-    private func prepare(_ write: GroupedWrite, for caller: Caller) throws(EngineError) -> PreparedWrite<
-        GroupedWriteResult
-    > {
-        switch write {
+    /// A write request checked outside the lock, ready to run inside a write transaction, whose result carries
+    /// the items it wrote and the last change sequence it took.
+    func preparedWrite(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> PreparedWrite<WriteResult>
+    {
+        let body: PreparedWrite<[Item]>
+        switch request {
         case .add(let item):
-            let body = preparedAdd(item, for: caller)
-            return { (state) throws(EngineError) in .item(try body(state)) }
+            let add = preparedAdd(item, for: caller)
+            body = { (state) throws(EngineError) in [try add(state)] }
+        case .addBatch(let items): body = preparedBatch(items, for: caller)
         case .addOrUpdate(let item):
-            let body = try preparedAddOrUpdate(item, for: caller)
-            return { (state) throws(EngineError) in .item(try body(state)) }
+            let write = try preparedAddOrUpdate(item, for: caller)
+            body = { (state) throws(EngineError) in [try write(state)] }
         case .update(let query, let changes):
-            let body = try preparedUpdate(query, with: changes, for: caller, release: try updateRelease(query, changes))
-            return { (state) throws(EngineError) in .count(try body(state)) }
-        case .delete(let query):
-            let body = try preparedDelete(query, for: caller)
-            return { (state) throws(EngineError) in .count(try body(state)) }
+            body = try preparedUpdate(query, with: changes, for: caller, release: try updateRelease(query, changes))
+        case .delete(let query): body = try preparedDelete(query, for: caller)
+        default: throw .param("\(request.name) is not a write")
+        }
+        return { (state) throws(EngineError) -> WriteResult in
+            let items = try body(state)
+            let log = state.store.changeLog
+            let sequence: Int64
+            if let pending = log.pendingMark.sequence {
+                sequence = pending
+            } else {
+                sequence = try log.newestSequence()
+            }
+            return WriteResult(items: items, changeSequence: sequence)
         }
     }
 }

@@ -1,14 +1,9 @@
 import Foundation
 
 extension Engine {
-    /// Adds an item: fills in the caller's default access group, accessibility `ak`, synchronizable `false` and
-    /// the dates (always now, as Apple does); refuses a duplicate primary key.
-    @discardableResult
-    public func add(_ newItem: NewItem, for caller: Caller) throws(EngineError) -> Item {
-        try write(preparedAdd(newItem, for: caller))
-    }
-
-    /// An add, as a write to run under the lock inside a write transaction.
+    /// An add, as a write to run under the lock inside a write transaction: fills in the caller's default access
+    /// group, accessibility `ak`, synchronizable `false` and the dates (always now, as Apple does); refuses a
+    /// duplicate primary key.
     func preparedAdd(_ newItem: NewItem, for caller: Caller) -> PreparedWrite<Item> {
         { (state) throws(EngineError) -> Item in
             let (item, stored) = try self.prepare(newItem, for: caller, in: state)
@@ -89,23 +84,18 @@ extension Engine {
         }
     }
 
-    /// Changes every item a query matches, all or nothing: a move onto an existing primary key is a duplicate,
-    /// `mdat` becomes now, and a change of accessibility or access group rewraps the item's key.
-    public func update(
-        _ query: ItemQuery, with changes: ItemChanges, for caller: Caller
-    ) throws(EngineError) -> Int {
-        try write(preparedUpdate(query, with: changes, for: caller, release: try updateRelease(query, changes)))
-    }
-
     /// The factors an update releases: only one that writes new data needs them (for items with access control).
     func updateRelease(_ query: ItemQuery, _ changes: ItemChanges) throws(EngineError) -> FactorRelease? {
         changes.data == nil ? nil : try factorRelease(query.authentication)
     }
 
-    /// An update, checked, as a write to run under the lock inside a write transaction.
+    /// An update, checked, as a write to run under the lock inside a write transaction: changes every item a query
+    /// matches, all or nothing (a move onto an existing primary key is a duplicate), `mdat` becomes now, and a
+    /// change of accessibility or access group rewraps the item's key. It returns the items with their new
+    /// attributes.
     func preparedUpdate(
         _ query: ItemQuery, with changes: ItemChanges, for caller: Caller, release: FactorRelease?
-    ) throws(EngineError) -> PreparedWrite<Int> {
+    ) throws(EngineError) -> PreparedWrite<[Item]> {
         guard query.limit == nil else { throw .param("an update changes every match; it takes no match limit") }
         guard query.returning.isEmpty else { throw .param("an update returns nothing; it takes no return options") }
         guard !changes.isEmpty else { throw .param("the update changes nothing") }
@@ -120,15 +110,17 @@ extension Engine {
         var changed = changes.attributes
         changed[.creationDate] = nil
         changed[.modificationDate] = .date(options.now())
-        return { [changed] (state) throws(EngineError) -> Int in
+        return { [changed] (state) throws(EngineError) -> [Item] in
             let needs: SearchNeeds =
                 changes.data == nil ? [.attributes, .data, .sealing] : [.attributes, .sealing, .constrainedData]
             let result = try state.search.run(query, for: caller, needs: needs, limit: .max, release: release)
             try Self.checkFound(result, query)
-            for match in result.matches {
-                _ = try self.rewrite(match, itemClass: itemClass, with: changed, changes, in: state)
+            return try result.matches.map { (match) throws(EngineError) -> Item in
+                Item(
+                    itemClass: itemClass,
+                    attributes: try self.rewrite(match, itemClass: itemClass, with: changed, changes, in: state),
+                    data: nil, persistentReference: PersistentReference(itemClass: itemClass, uuid: match.uuid))
             }
-            return result.matches.count
         }
     }
 
@@ -159,24 +151,27 @@ extension Engine {
         return attributes
     }
 
-    /// Deletes every item a query matches, all or nothing (a synchronizable item too: sync reads the removal from
-    /// the change feed); a query by persistent reference alone also deletes an item that fails authentication.
-    public func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int {
-        try write(preparedDelete(query, for: caller))
-    }
-
-    /// A delete, checked, as a write to run under the lock inside a write transaction.
-    func preparedDelete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> PreparedWrite<Int> {
+    /// A delete, checked, as a write to run under the lock inside a write transaction: deletes every item a query
+    /// matches, all or nothing (a synchronizable item too: sync reads the removal from the change feed); a query by
+    /// persistent reference alone also deletes an item that fails authentication. It returns the items with their
+    /// last attributes (none for such a damaged one).
+    func preparedDelete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> PreparedWrite<[Item]> {
         guard query.limit == nil else { throw .param("a delete removes every match; it takes no match limit") }
         let now = options.now()
-        return { (state) throws(EngineError) -> Int in
+        return { (state) throws(EngineError) -> [Item] in
             // Attributes for the access group the removal records.
             let result = try state.search.run(query, for: caller, needs: [.attributes], limit: .max)
             if result.matches.isEmpty, query.persistentReference != nil, query.attributes.isEmpty,
                 !result.damagedRowIDs.isEmpty
             {
                 for rowID in result.damagedRowIDs { try state.store.delete(rowID: rowID, at: now) }
-                return result.damagedRowIDs.count
+                return query.persistentReference.map { reference in
+                    Array(
+                        repeating: Item(
+                            itemClass: reference.itemClass, attributes: [:], data: nil,
+                            persistentReference: reference),
+                        count: result.damagedRowIDs.count)
+                } ?? []
             }
             try Self.checkFound(result, query)
             // A synchronizable item's row goes like any other (issue 21, item 12): sync learns of the removal from
@@ -184,7 +179,11 @@ extension Engine {
             for match in result.matches {
                 try state.store.delete(rowID: match.rowID, accessGroup: match.attributes?.string(.accessGroup), at: now)
             }
-            return result.matches.count
+            return result.matches.map { match in
+                Item(
+                    itemClass: match.itemClass, attributes: match.attributes ?? [:], data: nil,
+                    persistentReference: PersistentReference(itemClass: match.itemClass, uuid: match.uuid))
+            }
         }
     }
 

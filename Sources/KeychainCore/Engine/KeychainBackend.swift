@@ -1,12 +1,14 @@
 import Foundation
 
-/// The one seam between the APIs (`Security`, `Keychain`, `FileProtection`, the `security` command) and a
-/// keychain: the embedded ``Engine`` today, a client of the keychain daemon later. Get one from
-/// ``KeychainBackends/backend(for:options:)``, which picks the kind for a keychain directory.
+/// The one seam between the APIs (`Security`, `Keychain`, `FileProtection`, the `security` command, sync) and a
+/// keychain: the embedded ``Engine``, or keychaind's client. Get one from `KeychainBackends` (module
+/// `KeychainClient`), which picks the kind for a keychain.
 ///
-/// Every request, result and error is a plain `Codable` value, so a daemon client can send it over a socket and
-/// give back exactly what the engine would. The one exception is a file key (``SecretKey``), which is never
-/// encoded by a generic coder: a client sends its bytes over its own channel.
+/// The seam is written once, as a value: a backend implements one primitive, ``perform(_:for:)``, which carries out
+/// a ``BackendRequest`` and answers a ``BackendReply``; the typed requirements the APIs call (``add(_:for:)-(NewItem,_)``,
+/// ``copyMatching(_:for:)``, ``unlock(passcode:)-(Passcode)`` …) are an extension over it. keychaind's client sends
+/// the request as it is and the daemon carries it out on its engine with the same primitive, so a new requirement
+/// is one ``BackendRequest`` case (with its wire form) and one engine function.
 ///
 /// # Implementation requirements
 ///
@@ -55,134 +57,15 @@ import Foundation
 ///   - ``EngineError/Code/invalidKeychain``, ``EngineError/Code/noSuchKeychain``: the keychain's files are not a
 ///     keychain, or there is none.
 public protocol KeychainBackend: Sendable {
-    // MARK: Items
+    /// Carries out `request` for `caller` (whose access groups decide which items it reaches; requests on the
+    /// keychain as a whole, ``BackendRequest/actsForCaller`` `false`, ignore it) and answers the reply its case
+    /// names, or throws the refusal. The promises above hold for every request.
+    func perform(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> BackendReply
 
-    /// Adds an item and returns it as stored: the access group defaults to the caller's default group, the
-    /// protection class to ``ProtectionClass/default``, synchronizable to `false`, and the dates are now.
-    @discardableResult
-    func add(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item
-
-    /// Adds every item, all or nothing, and returns them as stored, in order. Each follows the rules of
-    /// ``add(_:for:)``; one refusal (a duplicate of a stored item or of an earlier one in `items`, above all) adds
-    /// none of them.
-    @discardableResult
-    func add(_ items: [NewItem], for caller: Caller) throws(EngineError) -> [Item]
-
-    /// Adds an item or, when one with its primary key exists (access group and synchronizable after their
-    /// defaults), writes the item's attributes and secret over it, in one transaction, and returns it as stored.
-    /// The stored item keeps the attributes `item` does not name, its creation date and its persistent reference;
-    /// a change of protection class rewraps its key. Either step's refusal is thrown (a locked class is
-    /// ``EngineError/Code/interactionNotAllowed``, whether the old or the new one).
-    @discardableResult
-    func addOrUpdate(_ item: NewItem, for caller: Caller) throws(EngineError) -> Item
-
-    /// Returns the items a query matches, up to its limit (at least one, or ``EngineError/Code/itemNotFound``).
-    /// Each carries its attributes only when the query returns ``ReturnOptions/attributes``, its data only with
-    /// ``ReturnOptions/data``. A locked candidate fails the search (``EngineError/Code/interactionNotAllowed``).
-    func copyMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item]
-
-    /// Changes every item a query matches, all or nothing, and returns how many; `mdat` becomes now.
-    func update(_ query: ItemQuery, with changes: ItemChanges, for caller: Caller) throws(EngineError) -> Int
-
-    /// Deletes every item a query matches, all or nothing, and returns how many.
-    func delete(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> Int
-
-    // MARK: Keybag
-
-    /// The keybag's state. Works in every lock state.
-    func keybagStatus() throws(EngineError) -> KeybagStatus
-    /// Loads every class key after checking the passcode (no effect without one). A wrong one is
-    /// ``EngineError/Code/authFailed`` and counts towards the waits and the erase. Passcodes travel as
-    /// ``Passcode`` (guarded memory), from the prompt to Argon2id; the `String` forms are conveniences.
-    func unlock(passcode: Passcode) throws(EngineError)
-    /// Checks the passcode as ``unlock(passcode:)`` does (a wrong one is ``EngineError/Code/authFailed`` and counts
-    /// towards the waits and the erase) and changes no lock state: `LAContext.evaluatePolicy` proves the user is
-    /// there, it does not unlock the keychain. Throws ``EngineError/Code/authFailed`` when no passcode is set.
-    func checkPasscode(_ passcode: Passcode) throws(EngineError)
-    /// Discards the keys of the classes that need the unlocked state. No effect without a passcode.
-    func lock() throws(EngineError)
-    /// Sets the passcode (`current` is `nil` when none is set) or changes it; the keychain is unlocked afterwards.
-    func setPasscode(_ passcode: Passcode, current: Passcode?) throws(EngineError)
-    /// Removes the passcode, deleting the ``ProtectionClass/whenPasscodeSetThisDeviceOnly`` items.
-    func removePasscode(current: Passcode) throws(EngineError)
-    /// Erases the keychain after `failures` consecutive wrong passcodes (`0`: never; otherwise more than
-    /// ``PasscodePolicy/freeAttempts``, else ``EngineError/Code/param``). Setting, raising or lowering it needs the
-    /// current `passcode` when one is set (`nil` is ``EngineError/Code/authFailed``, naming it), checked as an
-    /// unlock checks it: a wrong one is ``EngineError/Code/authFailed`` and counts towards the waits and the
-    /// erase. Through keychaind, root may leave it out.
-    func setEraseAfter(failures: Int, passcode: Passcode?) throws(EngineError)
-
-    // MARK: File keys (protected files, DESIGN §7)
-
-    /// Whether files of a class can be opened (their key unwrapped) in the current lock state.
-    func canOpenFiles(of fileClass: FileKeyClass) -> Bool
-    /// Wraps a file key for a class, binding `context` (the header fields that must not change) and this keybag.
-    /// Throws ``EngineError/Code/interactionNotAllowed`` when the class cannot create files in the current state.
-    /// Through keychaind the key is also bound to the caller's default access group.
-    func wrapFileKey(_ key: SecretKey, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> Data
-    /// Unwraps a file key wrapped by ``wrapFileKey(_:for:context:)`` with the same class and context. Throws
-    /// ``EngineError/Code/interactionNotAllowed`` when the class is unavailable and ``EngineError/Code/decode``
-    /// when the wrapped key, the class, the context or the keybag differ from those it was wrapped with. Through
-    /// keychaind, a key bound to an access group opens only for a caller entitled to it, and one bound to none only
-    /// for the user's unregistered programs and root (else ``EngineError/Code/missingEntitlement``).
-    func unwrapFileKey(_ wrapped: Data, for fileClass: FileKeyClass, context: [UInt8]) throws(EngineError) -> SecretKey
-    /// A tag (32 bytes) that authenticates a file header, computable in every lock state, so a header's class and
-    /// fields can be trusted before the file key is available.
-    func fileHeaderTag(for header: [UInt8]) throws(EngineError) -> Data
-    /// Whether `tag` is the tag of `header` (compared in constant time).
-    func isValidFileHeaderTag(_ tag: Data, for header: [UInt8]) throws(EngineError) -> Bool
-
-    // MARK: Integrity
-
-    /// Checks every row and the change log; reads only, and works in every lock state. Through keychaind only root
-    /// may (the report covers every app's items): anyone else gets ``EngineError/Code/missingEntitlement``.
-    func verify() throws(EngineError) -> VerificationReport
-
-    // MARK: Change feed
-
-    /// The changes after `sequence` that `caller` may see (only its access groups), oldest first, at most
-    /// `limit`: attributes only, never data, readable in every lock state. A sequence the feed no longer holds
-    /// every later change of throws the resync error (``EngineError/resyncSequence``).
-    func changes(since sequence: Int64, for caller: Caller, limit: Int) throws(EngineError) -> ChangeBatch
-    /// The newest change's sequence, where a reader that starts following now begins. Through keychaind, the newest
-    /// of the caller's own changes (or the compaction horizon, if later): nothing of other groups' writes.
-    func latestChangeSequence() throws(EngineError) -> Int64
     /// Calls `handler` whenever the feed may have grown (any writer, any process), until the observation ends.
-    /// Through keychaind, only when it grew by a change the caller may see.
+    /// Through keychaind, only when it grew by a change the caller may see. (Not a request: it answers more than
+    /// once.)
     func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation
-}
-
-/// The passcode requirements with the passcode given as text: conveniences for callers that hold a `String` already
-/// (tests, tools given one in an argument). The text's UTF-8 bytes are copied into a ``Passcode``.
-extension KeychainBackend {
-    /// ``unlock(passcode:)-(Passcode)`` with the passcode's text.
-    public func unlock(passcode: String) throws(EngineError) {
-        try unlock(passcode: Passcode(copying: passcode))
-    }
-
-    /// ``setPasscode(_:current:)-(Passcode,Passcode?)`` with the passcodes' text.
-    public func setPasscode(_ passcode: String, current: String?) throws(EngineError) {
-        let currentPasscode = try current.map { (text) throws(EngineError) in try Passcode(copying: text) }
-        try setPasscode(Passcode(copying: passcode), current: currentPasscode)
-    }
-
-    /// ``removePasscode(current:)-(Passcode)`` with the passcode's text.
-    public func removePasscode(current: String) throws(EngineError) {
-        try removePasscode(current: Passcode(copying: current))
-    }
-
-    /// ``setEraseAfter(failures:passcode:)-(Int,Passcode?)`` with the passcode's text.
-    public func setEraseAfter(failures: Int, passcode: String?) throws(EngineError) {
-        let current = try passcode.map { (text) throws(EngineError) in try Passcode(copying: text) }
-        try setEraseAfter(failures: failures, passcode: current)
-    }
-
-    /// Sets the erase threshold of a keychain that has no passcode; with one set, it is refused
-    /// (``EngineError/Code/authFailed``): the current passcode must vouch for the change.
-    @available(*, deprecated, message: "pass the current passcode: setEraseAfter(failures:passcode:)")
-    public func setEraseAfter(failures: Int) throws(EngineError) {
-        try setEraseAfter(failures: failures, passcode: Optional<Passcode>.none)
-    }
 }
 
 /// The keybag's state as a caller sees it.

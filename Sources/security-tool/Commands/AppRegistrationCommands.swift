@@ -73,7 +73,7 @@ extension Command {
         let path =
             (try? AppRegistration.canonicalPath(of: executable, context: context))
             ?? URL(fileURLWithPath: executable).standardizedFileURL.path
-        guard case .done = try AppRegistration.send(.unregisterApp(path: path), context: context) else {
+        guard case .backend(.done) = try AppRegistration.send(.unregisterApp(path: path), context: context) else {
             throw AppRegistration.unexpected(context)
         }
         return 0

@@ -171,7 +171,7 @@ struct KeybagConformanceTests {
         let keychain = try factory.open()
         let backend = keychain.backend
         // No passcode: nothing to prove (and nothing a wrong passcode could erase).
-        try backend.setEraseAfter(failures: 8, passcode: nil)
+        try backend.setEraseAfter(failures: 8, passcode: Passcode?.none)
         try backend.setPasscode("1234", current: nil)
         try backend.addPassword("a", "kept", [.accessible: .string("dk")])
         for failures in [6, 20, 0] {

@@ -244,13 +244,13 @@ final class WallLab {
         let all = ItemQuery(itemClass: .genericPassword, limit: .all, returning: .attributes)
         let reply: DaemonReply
         do {
-            reply = try DaemonClient(socketPath: daemon.socketPath, user: user.uid).send(.copyMatching(all))
+            reply = try DaemonClient(socketPath: daemon.socketPath, user: user.uid).send(.backend(.copyMatching(all)))
         } catch {
             // No item at all is errSecItemNotFound, as for any query.
             if error.code == .itemNotFound { return [:] }
             throw error
         }
-        guard case .items(let items) = reply else { throw WallError("root's query answered with \(reply)") }
+        guard case .backend(.items(let items)) = reply else { throw WallError("root's query answered with \(reply)") }
         var groups: [String: String] = [:]
         for item in items {
             if case .string(let account)? = item.attributes[.account],
