@@ -132,18 +132,19 @@ extension Keychain {
 
     private func updateItem<Value: StoredItemValue>(_ item: Value, secret: Data?) throws(KeychainError) -> Value {
         let query = try item.identifyingQuery()
-        var reread = query
-        reread.returning = .attributes
         return try perform("cannot update the \(item.summary)") {
             (connection, caller) throws(EngineError) -> Value in
-            _ = try authenticated(try connection.backend()) { (authentication) throws(EngineError) -> Int in
+            // The update answers the item as it stored it: no second request, and no other writer's change read back
+            // as this one's.
+            let updated = try authenticated(try connection.backend()) {
+                (authentication) throws(EngineError) -> [Item] in
                 var query = query
                 query.authentication = authentication
                 return try connection.update(
                     query, with: ItemChanges(attributes: item.attributesToUpdate, data: secret), for: caller)
             }
-            guard let stored = try connection.backend().copyMatching(reread, for: caller).first else {
-                throw EngineError(.itemNotFound, "the updated item cannot be found again")
+            guard let stored = updated.first else {
+                throw EngineError(.itemNotFound, "the update of the \(item.summary) changed no item")
             }
             return Value(reading: stored)
         }

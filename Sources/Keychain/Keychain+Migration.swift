@@ -37,7 +37,8 @@ extension Keychain {
             (connection, caller) throws(EngineError) -> Int in
             do throws(EngineError) {
                 return try connection.update(
-                    query, with: ItemChanges(attributes: [.accessible: .string(accessibility.rawValue)]), for: caller)
+                    query, with: ItemChanges(attributes: [.accessible: .string(accessibility.rawValue)]), for: caller
+                ).count
             } catch  where KeychainError.isNotFound(error) {
                 return 0
             }

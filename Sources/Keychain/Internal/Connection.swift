@@ -80,9 +80,10 @@ final class Connection: Sendable {
     }
 
     /// Changes every item a query matches, all or nothing, and returns how many.
-    func update(_ query: ItemQuery, with change: ItemChanges, for caller: Caller) throws(EngineError) -> Int {
+    /// Changes every item a query matches, all or nothing, and returns them with their new attributes.
+    func update(_ query: ItemQuery, with change: ItemChanges, for caller: Caller) throws(EngineError) -> [Item] {
         defer { changes.catchUp() }
-        return try backend().update(query, with: change, for: caller)
+        return try backend().written(.update(query, change), for: caller).items
     }
 
     /// Deletes every item a query matches, all or nothing, and returns how many.

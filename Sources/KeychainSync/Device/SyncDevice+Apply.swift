@@ -126,18 +126,15 @@ extension SyncDevice {
             if let applied = item.appliedHash, applied != currentHash {
                 throw SyncError(.deferred, "item \(item.uuid) has a local change to send first")
             }
-            let before = try latestLocalChange()
             if let stored = try updateLocal(local, to: content) {
-                item.appliedHash = try appliedHash(of: stored, wanted: wanted, since: before)
+                item.appliedHash = try contentHash(ItemContent(stored))
                 return true
             }
         }
         do throws(SyncError) {
-            let before = try latestLocalChange()
             let added = try addLocal(content)
             item.localUUID = added.persistentReference.uuid
-            let stored = try localItem(added.persistentReference.uuid) ?? added
-            item.appliedHash = try appliedHash(of: stored, wanted: wanted, since: before)
+            item.appliedHash = try contentHash(ItemContent(added))
             return true
         } catch {
             if error.kind == .keychain(.duplicateItem) {
@@ -147,24 +144,6 @@ extension SyncDevice {
                     .keychain(.duplicateItem), "item \(item.uuid) waits for a local item with its key to be sent")
             }
             throw error
-        }
-    }
-
-    /// The hash that marks a local item as holding what this pass wrote to it, so that the change feed's report of
-    /// the write is not sent back: the item as read back after the write (with whatever the keychain filled in),
-    /// when the write was the keychain's only change since `before`. Otherwise someone else wrote meanwhile, maybe
-    /// this very item between the write and the read-back (a user's edit, which must be sent, not taken for ours):
-    /// then the content as written (`wanted`), so that anything else in the item is sent by the next pass (at worst
-    /// once more than needed).
-    private func appliedHash(of stored: Item, wanted: Data, since before: Int64) throws(SyncError) -> Data {
-        guard try latestLocalChange() == before + 1 else { return wanted }
-        return try contentHash(ItemContent(stored))
-    }
-
-    /// The keychain's latest change sequence.
-    private func latestLocalChange() throws(SyncError) -> Int64 {
-        try keychain("cannot read the keychain's change feed") { () throws(EngineError) -> Int64 in
-            try backend.latestChangeSequence()
         }
     }
 

@@ -35,24 +35,29 @@ extension SyncDevice {
         }
     }
 
-    /// Writes a version's content over the local item `uuid` and returns the item as stored.
+    /// Writes a version's content over the local item `uuid` and returns the item as this write stored it (the
+    /// write's own result, so a user's edit landing just after it is never taken for sync's), or `nil` when the
+    /// item is gone.
     func updateLocal(_ uuid: UUID, to content: ItemContent) throws(SyncError) -> Item? {
         let query = ItemQuery(
             itemClass: content.itemClass, synchronizable: .any,
             persistentReference: PersistentReference(itemClass: content.itemClass, uuid: uuid))
         var attributes = content.attributes
         attributes[.synchronizable] = .bool(true)
+        let result: WriteResult
         do throws(EngineError) {
-            _ = try backend.update(
-                query, with: ItemChanges(attributes: attributes, data: content.data), for: Self.caller)
+            result = try backend.written(
+                .update(query, ItemChanges(attributes: attributes, data: content.data)), for: Self.caller)
         } catch {
             if error.code == .itemNotFound { return nil }
             throw SyncError(error, "cannot update local item \(uuid)")
         }
-        return try localItem(uuid)
+        guard var stored = result.items.first else { return nil }
+        stored.data = content.data
+        return stored
     }
 
-    /// Adds a version's content as a new local item and returns it as stored.
+    /// Adds a version's content as a new local item and returns it as this write stored it.
     func addLocal(_ content: ItemContent) throws(SyncError) -> Item {
         var attributes = content.attributes
         attributes[.synchronizable] = .bool(true)
