@@ -4,6 +4,25 @@ import KeychainCore
 // The keychain seam's requests and replies in keychaind's wire form: a tag byte (``RequestTag``, ``ReplyTag``),
 // then the case's fields. A new request is a case here with its fields, written and read in the same order.
 
+/// A request's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
+package enum RequestTag: UInt8, CaseIterable {
+    case hello, add, addBatch, addOrUpdate, copyMatching, update, delete, keybagStatus, unlock, lock
+    case setPasscode, removePasscode
+    /// `setEraseAfter` as protocol version 3 first wrote it (the count alone), which no client of this version sends.
+    case retiredSetEraseAfter
+    case canOpenFiles, wrapFileKey, unwrapFileKey, fileHeaderTag
+    case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
+    case listApps, describe
+    /// The erase threshold with the passcode that vouches for it.
+    case setEraseAfter, checkPasscode
+}
+
+/// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
+package enum ReplyTag: UInt8, CaseIterable {
+    case welcome, written, items, keybagStatus, done, bool, data, key, report, changes, sequence, apps
+    case description, changed, failure
+}
+
 extension BackendRequest {
     func write(to writer: inout WireWriter) {
         switch self {

@@ -32,19 +32,6 @@ extension FileKeyClass {
     }
 }
 
-/// A request's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
-package enum RequestTag: UInt8, CaseIterable {
-    case hello, add, addBatch, addOrUpdate, copyMatching, update, delete, keybagStatus, unlock, lock
-    case setPasscode, removePasscode
-    /// `setEraseAfter` as protocol version 3 first wrote it (the count alone), which no client of this version sends.
-    case retiredSetEraseAfter
-    case canOpenFiles, wrapFileKey, unwrapFileKey, fileHeaderTag
-    case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
-    case listApps, describe
-    /// The erase threshold with the passcode that vouches for it.
-    case setEraseAfter, checkPasscode
-}
-
 extension DaemonRequest {
     func write(to writer: inout WireWriter) {
         switch self {
@@ -120,12 +107,6 @@ extension DaemonDescription {
             accessGroups: try reader.list(minimumSize: 4) { (reader) throws(EngineError) in try reader.string() },
             isRegisteredApp: try reader.bool())
     }
-}
-
-/// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
-package enum ReplyTag: UInt8, CaseIterable {
-    case welcome, written, items, keybagStatus, done, bool, data, key, report, changes, sequence, apps
-    case description, changed, failure
 }
 
 extension DaemonReply: DaemonMessage {
