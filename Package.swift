@@ -82,7 +82,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychain-bench",
-            dependencies: ["KeychainCore", "KeychainClient", "KeychainSync", "FileProtection", "CSQLite", "CSodium"]
+            dependencies: [
+                "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "CSQLite", "CSodium",
+            ]
         ),
         .executableTarget(
             name: "fileprotection-fuzz",

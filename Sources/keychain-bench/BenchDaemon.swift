@@ -14,6 +14,8 @@ final class BenchDaemon {
     let socketPath: String
     private let directory: URL
     private var pid: pid_t = 0
+    /// Whether the socket is outside ``directory`` (the default socket), to be removed by ``stop()`` itself.
+    private let socketOutside: Bool
 
     /// The daemon beside the bench, or `nil` when none is built there.
     static var executable: String? {
@@ -21,10 +23,11 @@ final class BenchDaemon {
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 
-    /// Starts the daemon and returns once it answers on its socket.
-    init(executable: String) throws {
+    /// Starts the daemon and returns once it answers on its socket: `socket`, or one in its temporary directory.
+    init(executable: String, socket: String? = nil) throws {
         directory = try temporaryDirectory()
-        socketPath = directory.appendingPathComponent("keychaind.sock").path
+        socketPath = socket ?? directory.appendingPathComponent("keychaind.sock").path
+        socketOutside = socket != nil
         let state = directory.appendingPathComponent("state").path
         let log = directory.appendingPathComponent("keychaind.log").path
         var actions = posix_spawn_file_actions_t()
@@ -69,6 +72,7 @@ final class BenchDaemon {
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
             pid = 0
         }
+        if socketOutside { unlink(socketPath) }
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainCore
+import KeychainWire
 import Synchronization
 
 /// keychaind beside the embedded engine, in the same run: find with one client and with 8 clients together (each
@@ -30,6 +31,13 @@ enum DaemonBench {
         var cli_find_passcode_ms: Double?
         /// Why the CLI was not measured, when it was not.
         var cli_note: String?
+        /// `security find-generic-password -w` with keychaind on the default socket and no `KEYCHAIN_*` variable set
+        /// (the everyday case), median ms.
+        var cli_default_socket_find_ms: Double?
+        /// How many connections that command opens to the daemon's socket (counted with strace).
+        var cli_default_socket_connections: Int?
+        /// Why the default-socket CLI was not measured, when it was not.
+        var cli_default_socket_note: String?
         /// One user's `find-generic-password -w`, quiet and while another user floods the daemon.
         var flood: FloodBench.Report?
         /// Why the flood was not measured, when it was not.
@@ -53,6 +61,7 @@ enum DaemonBench {
             items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
             add_eight_clients: addEight)
         try measureCLI(daemon: daemon, into: &report)
+        try measureDefaultSocketCLI(executable: executable, into: &report)
         (report.flood, report.flood_note) = try FloodBench.run(daemon: daemon)
         return report
     }
@@ -238,5 +247,43 @@ enum DaemonBench {
         try client.lock()
         try client.unlock(passcode: "bench passcode")
         report.cli_find_passcode_ms = try CLIBench.medianMilliseconds(tool, find, environment: environment)
+    }
+
+    /// `security find-generic-password -w` as a user runs it where keychaind is installed: the daemon on the default
+    /// socket and no `KEYCHAIN_DAEMON` or `KEYCHAIN_HOME` set, timed and with its connections to the socket counted
+    /// (strace's `connect` calls): one, when the process's one answer to "which keychain" shares its connection.
+    /// Measured only as root and where no keychaind holds the default socket already (an installed one is left
+    /// alone).
+    private static func measureDefaultSocketCLI(executable: String, into report: inout Report) throws {
+        let socket = DaemonSocket.defaultPath
+        guard let tool = CLIBench.tool else { return }
+        guard getuid() == 0, !FileManager.default.fileExists(atPath: socket) else {
+            report.cli_default_socket_note = "needs root and a free \(socket) (an installed keychaind is left alone)"
+            return
+        }
+        let socketDirectory = (socket as NSString).deletingLastPathComponent
+        let madeDirectory = !FileManager.default.fileExists(atPath: socketDirectory)
+        try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
+        defer { if madeDirectory { rmdir(socketDirectory) } }
+        let daemon = try BenchDaemon(executable: executable, socket: socket)
+        defer { daemon.stop() }
+        let home = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = ["HOME=\(home.path)", "SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin"]
+        try CLIBench.run(
+            tool, ["add-generic-password", "-a", "bench", "-s", "cli-default", "-w", "bench secret"],
+            environment: environment)
+        let find = ["find-generic-password", "-a", "bench", "-s", "cli-default", "-w"]
+        report.cli_default_socket_find_ms = try CLIBench.medianMilliseconds(tool, find, environment: environment)
+        let strace = "/usr/bin/strace"
+        guard FileManager.default.isExecutableFile(atPath: strace) else {
+            report.cli_default_socket_note = "strace is not installed: connections not counted"
+            return
+        }
+        let trace = home.appendingPathComponent("connect.trace").path
+        try CLIBench.run(
+            strace, ["-f", "-e", "trace=connect", "-o", trace, tool] + find, environment: environment)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        report.cli_default_socket_connections = lines.filter { $0.contains(socket) }.count
     }
 }

@@ -167,6 +167,16 @@ struct ReportTable {
         if let note = daemon.cli_note {
             lines.append("  security find-generic-password -w through keychaind: \(note)")
         }
+        if let cli = daemon.cli_default_socket_find_ms {
+            let connections = daemon.cli_default_socket_connections.map { "\($0)" } ?? "?"
+            let met: String = check(daemon.cli_default_socket_connections == 1)
+            lines.append(
+                "  … keychaind on the default socket, no variables set: \(format(cli, 2)) ms, \(connections) "
+                    + "connection(s) to the daemon (1) — \(met)")
+        }
+        if let note = daemon.cli_default_socket_note {
+            lines.append("  … keychaind on the default socket: \(note)")
+        }
         if let flood = daemon.flood {
             let added = flood.flooded_p50_ms - flood.quiet_p50_ms
             lines.append(
