@@ -157,17 +157,15 @@ package final class AppRegistry: Sendable {
 
     /// The SHA-256 of the file a process runs, read through `/proc/PID/exe` (the mapped file itself).
     private func digest(ofExecutableOf pid: Int32) -> String? {
-        let descriptor = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
+        guard let executable = try? FileDescriptor<EngineError>.open("/proc/\(pid)/exe", O_RDONLY),
+            let info = try? executable.status()
+        else { return nil }
         let key = DigestKey(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
             modified: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,
             changed: info.st_ctim.tv_sec * 1_000_000_000 + info.st_ctim.tv_nsec)
         if let known = digests.withLock({ $0[key] }) { return known }
-        guard let digest = try? Self.hex(FileDigest.sha256(of: descriptor)) else { return nil }
+        guard let digest = try? Self.hex(FileDigest.sha256(of: executable)) else { return nil }
         digests.withLock { cache in
             if cache.count > 256 { cache.removeAll() }
             cache[key] = digest

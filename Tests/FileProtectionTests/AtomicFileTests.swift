@@ -62,7 +62,8 @@ struct AtomicFileTests {
     func namedFallback() throws {
         let directory = try TemporaryDirectory()
         let destination = directory.file("out")
-        var file: AtomicFile? = try AtomicFile(destination: destination, allowingUnnamed: false)
+        var file: FileProtection.AtomicFile? = try FileProtection.AtomicFile(
+            destination: destination, allowingUnnamed: false)
         try file?.file.write(Array("partial".utf8))
         let entries = try directory.entries()
         #expect(entries.count == 1 && entries[0].hasPrefix(".out.") && entries[0].hasSuffix(".tmp"), "\(entries)")
@@ -75,7 +76,7 @@ struct AtomicFileTests {
         let directory = try TemporaryDirectory()
         let destination = directory.file("out")
         try Data("old".utf8).write(to: destination)
-        var file: AtomicFile? = try AtomicFile(destination: destination)
+        var file: FileProtection.AtomicFile? = try FileProtection.AtomicFile(destination: destination)
         try file?.file.write(Array("partial".utf8))
         file = nil
         #expect(try directory.entries() == ["out"])

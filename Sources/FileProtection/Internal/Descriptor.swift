@@ -4,6 +4,9 @@ import KeychainCore
 /// error.
 typealias Descriptor = FileDescriptor<FileProtectionError>
 
+/// Protected files are written with KeychainCore's one atomic writer, failing with this module's error.
+typealias AtomicFile = KeychainCore.AtomicFile<FileProtectionError>
+
 extension FileProtectionError: FileDescriptorFailure {
     /// `path: cannot <what>: <reason>`, with the status of `errno` (``system(_:path:errno:)``).
     package static func systemCall(_ what: String, path: String, errno: Int32) -> FileProtectionError {

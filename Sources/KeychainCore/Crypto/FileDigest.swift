@@ -1,27 +1,23 @@
 import CSodium
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// SHA-256 (`crypto_hash_sha256`) of a whole file, read in chunks: keychaind's fingerprint of a registered app's
-/// executable.
+/// SHA-256 (`crypto_hash_sha256`) of a whole file, read in chunks through ``FileDescriptor``: keychaind's
+/// fingerprint of a registered app's executable.
 package enum FileDigest {
-    /// The SHA-256 of what `descriptor` reads from its current offset to the end.
-    package static func sha256(of descriptor: Int32) throws(EngineError) -> Data {
+    /// The SHA-256 of what `file` reads from its current offset to the end.
+    package static func sha256(of file: FileDescriptor<EngineError>) throws(EngineError) -> Data {
         try Sodium.ensureInitialized()
         var state = crypto_hash_sha256_state()
         crypto_hash_sha256_init(&state)
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        // Array's withUnsafeMutableBytes throws untyped errors; a buffer of its own keeps the read's typed one.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { buffer.deallocate() }
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw EngineError(.ioError, "cannot read a file to hash it: \(String(cString: strerror(errno)))")
-            }
+            let count = try file.read(into: buffer)
             if count == 0 { break }
-            buffer.withUnsafeBufferPointer { _ = crypto_hash_sha256_update(&state, $0.baseAddress, UInt64(count)) }
+            _ = crypto_hash_sha256_update(
+                &state, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(count))
+            if count < buffer.count { break }
         }
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         crypto_hash_sha256_final(&state, &digest)
@@ -30,11 +26,6 @@ package enum FileDigest {
 
     /// The SHA-256 of the file at `path` (links followed).
     package static func sha256(ofFileAt path: String) throws(EngineError) -> Data {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw EngineError(.ioError, "cannot open \(path) to hash it: \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        return try sha256(of: descriptor)
+        try sha256(of: FileDescriptor<EngineError>.open(path, O_RDONLY))
     }
 }

@@ -86,6 +86,15 @@ package final class FileDescriptor<Failure: FileDescriptorFailure> {
         guard ck_link_unnamed(descriptor, path) == 0 else { throw .systemCall("name it", path: path, errno: errno) }
     }
 
+    /// Names an unnamed file like ``link(to:)``, or returns `false` when something is at `path` already.
+    package func linkIfFree(to path: String) throws(Failure) -> Bool {
+        guard ck_link_unnamed(descriptor, path) == 0 else {
+            if errno == EEXIST { return false }
+            throw .systemCall("name it", path: path, errno: errno)
+        }
+        return true
+    }
+
     /// The file's status (`fstat`): its type, mode, owner and size.
     package func status() throws(Failure) -> stat {
         var status = stat()

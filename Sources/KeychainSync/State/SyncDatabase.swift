@@ -32,14 +32,15 @@ final class SyncDatabase {
     /// Creates the sync state of `directory` (0600); refuses when there is one.
     static func create(in directory: URL) throws(SyncError) -> SyncDatabase {
         let path = directory.appendingPathComponent(fileName).path
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST {
+        // Made empty and 0600 first (exclusively, no link followed), so SQLite opens a file no one else could.
+        do throws(EngineError) {
+            try FileDescriptor<EngineError>.createExclusively(path).close()
+        } catch {
+            if FileManager.default.fileExists(atPath: path) {
                 throw SyncError(.alreadyConfigured, "the keychain in \(directory.path) has sync state already")
             }
-            throw SyncError(.keychain(.ioError), "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw SyncError(error, "cannot create \(path)")
         }
-        close(descriptor)
         do {
             let state = try SyncDatabase(path: path)
             try state.createSchema()

@@ -18,13 +18,16 @@ import Foundation
 ///
 /// Committing flushes the file, renames it over the destination (or links it, when overwriting is not allowed),
 /// then flushes the directory, so after a crash the destination is either the old file or the whole new one.
-final class AtomicFile {
+///
+/// The one atomic writer of the package: protected files, the daemon's app registry and every small file replaced
+/// whole (``FileDescriptor/replaceContents(of:with:)``). Every failure is `Failure` and names the file.
+package final class AtomicFile<Failure: FileDescriptorFailure> {
     /// Where the file goes.
-    let destination: URL
+    package let destination: URL
     /// The file being written.
-    let file: Descriptor
+    package let file: FileDescriptor<Failure>
     /// Whether the file is being written without a name (`O_TMPFILE`).
-    let isUnnamed: Bool
+    package let isUnnamed: Bool
     private let directory: String
     /// The file's temporary name, once it has one (from the start when it is not unnamed).
     private var temporaryPath: String?
@@ -33,26 +36,20 @@ final class AtomicFile {
 
     /// Creates the file beside `destination`: unnamed when the file system allows and `allowingUnnamed` (tests
     /// turn it off to exercise the named way), else under a temporary name.
-    init(destination: URL, allowingUnnamed: Bool = true) throws(FileProtectionError) {
+    package init(destination: URL, allowingUnnamed: Bool = true) throws(Failure) {
         self.destination = destination
         directory = destination.deletingLastPathComponent().path
         let name = destination.lastPathComponent
-        guard !name.isEmpty, name != "/" else {
-            throw FileProtectionError(.param, "\(destination.path): is not a file path")
-        }
-        if allowingUnnamed, let unnamed = Descriptor.createUnnamed(in: directory, for: destination.path) {
+        guard !name.isEmpty, name != "/" else { throw .systemCall("write it", path: destination.path, errno: EISDIR) }
+        if allowingUnnamed,
+            let unnamed = FileDescriptor<Failure>.createUnnamed(in: directory, for: destination.path)
+        {
             file = unnamed
             isUnnamed = true
             return
         }
         let path = Self.temporaryPath(for: name, in: directory)
-        do {
-            file = try Descriptor.createExclusively(path)
-        } catch {
-            throw FileProtectionError(
-                status: error.status,
-                message: "\(destination.path): cannot write it (\(error.message))")
-        }
+        file = try FileDescriptor<Failure>.createExclusively(path)
         temporaryPath = path
         isUnnamed = false
     }
@@ -62,47 +59,45 @@ final class AtomicFile {
     }
 
     /// Deletes the file now, unless it was committed (an unnamed file vanishes when its descriptor is closed).
-    func discard() {
+    package func discard() {
         guard !isCommitted && !isDiscarded else { return }
         if let temporaryPath { unlink(temporaryPath) }
         isDiscarded = true
     }
 
     /// Moves the complete file into place, durably. `overwriting: false` fails with
-    /// ``FileProtectionError/duplicateItem`` when the destination exists (and leaves it alone).
-    func commit(overwriting: Bool = true) throws(FileProtectionError) {
-        guard !isDiscarded else { throw FileProtectionError(.param, "\(destination.path): the write was abandoned") }
+    /// the `EEXIST` failure when the destination exists (and leaves it alone).
+    package func commit(overwriting: Bool = true) throws(Failure) {
+        guard !isDiscarded else {
+            throw .systemCall("commit it (the write was abandoned)", path: destination.path, errno: ECANCELED)
+        }
         try file.synchronize()
         let temporary = try nameUnnamedFile()
         try file.close()
         let path = destination.path
         if overwriting {
-            guard rename(temporary, path) == 0 else { throw .system("replace it", path: path, errno: errno) }
+            guard rename(temporary, path) == 0 else { throw .systemCall("replace it", path: path, errno: errno) }
         } else {
             // link(2) fails when the destination exists, so no other writer's file is ever replaced.
-            guard link(temporary, path) == 0 else { throw .system("create it", path: path, errno: errno) }
+            guard link(temporary, path) == 0 else { throw .systemCall("create it", path: path, errno: errno) }
             unlink(temporary)
         }
         isCommitted = true
-        try Descriptor.synchronizeDirectory(directory)
+        try FileDescriptor<Failure>.synchronizeDirectory(directory)
     }
 
     /// The file's temporary name: the one it has, or, for an unnamed file, a free one it is linked to now.
-    private func nameUnnamedFile() throws(FileProtectionError) -> String {
+    private func nameUnnamedFile() throws(Failure) -> String {
         if let temporaryPath { return temporaryPath }
-        var attempts = 0
-        while true {
+        // Another file with the random name: pick another (a few times, then it is not chance).
+        for _ in 0..<8 {
             let path = Self.temporaryPath(for: destination.lastPathComponent, in: directory)
-            do throws(FileProtectionError) {
-                try file.link(to: path)
+            if try file.linkIfFree(to: path) {
                 temporaryPath = path
                 return path
-            } catch {
-                // Another file has that random name: pick another (a few times, then it is not chance).
-                attempts += 1
-                guard error == .duplicateItem, attempts < 8 else { throw error }
             }
         }
+        throw .systemCall("name it", path: destination.path, errno: EEXIST)
     }
 
     /// `.<name>.<random>.tmp` in `directory`.
