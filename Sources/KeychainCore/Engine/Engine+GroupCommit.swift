@@ -33,7 +33,7 @@ extension Engine {
     ///
     /// `joining` is asked, under the lock once the writes so far have run, for writes that arrived meanwhile; they
     /// join the same transaction (until it returns none), so writes that come while a group is being written wait
-    /// for no sync of their own. It must return only writes that ``GroupedWrite/canJoinRunningGroup`` (their
+    /// for no sync of their own. It must return only writes that ``BackendRequest/canJoinRunningGroup`` (their
     /// checks take no lock); any other is refused, as is a request that is not a write. Each result is the one the write would have had alone, run in
     /// this order: the results of `writes`, then those of the joined writes in the order they were given.
     package func commitTogether(
