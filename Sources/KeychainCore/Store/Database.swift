@@ -18,7 +18,7 @@ package enum SQLValue {
 package final class Database {
     private let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
-    private(set) var isInTransaction = false
+    package private(set) var isInTransaction = false
     /// Told about every write transaction's end: the change log seals its counter before `COMMIT` and raises the
     /// high-water mark after it.
     weak var writeObserver: WriteTransactionObserver?

@@ -16,29 +16,41 @@ extension SyncDevice {
             // `ak` keys unwrapped in this pass are kept until it ends, never longer.
             passKeys = [:]
             defer { passKeys = nil }
-            var report = SyncReport()
-            let pulled = try pull()
-            report.received = pulled.received
-            report.problems += pulled.problems
-            if try state.integer(Meta.needsResync) == 1 { report.applied += try resync() }
-            let trust = try trust()
-            switch membership(in: trust) {
-            case .joining: return report
-            case .excluded, .refused:
-                throw SyncError(.notTrusted, "this device was removed from the sync circle")
-            case .member: try checkCircle(trust)
-            }
-            report.problems += openEpochs(trust)
-            currentEpoch = trust.currentEpoch
-            report.sent += try rekeyIfNeeded(trust)
-            report.sent += try shareMissingKeys(trust)
-            report.sent += try pushLocalChanges(problems: &report.problems)
-            let bounds = try clockBounds(trust)
-            report.applied += try applyReplica(trust, bounds: bounds, problems: &report.problems)
-            report.sent += try acknowledge(trust, bounds: bounds)
-            report.sent += try compact(trust)
+            // The whole pass writes the sync state in one transaction (one sync of its file, not one per record or
+            // item; each step that may fail alone runs in a savepoint of it). What a pass that fails loses is
+            // fetched again from the store, where this device's own entries are published before it records them.
+            // A device found removed keeps what it learned (the records that say so) before it says so.
+            let (report, removal) = try state.transaction { () throws(SyncError) in try pass() }
+            if let removal { throw removal }
             return report
         }
+    }
+
+    /// The steps of one pass (``syncOnce()``), under the device's lock and in the sync state's transaction, and
+    /// the error that says this device was removed, if it was.
+    private func pass() throws(SyncError) -> (SyncReport, SyncError?) {
+        var report = SyncReport()
+        let pulled = try pull()
+        report.received = pulled.received
+        report.problems += pulled.problems
+        if try state.integer(Meta.needsResync) == 1 { report.applied += try resync() }
+        let trust = try trust()
+        switch membership(in: trust) {
+        case .joining: return (report, nil)
+        case .excluded, .refused:
+            return (report, SyncError(.notTrusted, "this device was removed from the sync circle"))
+        case .member: try checkCircle(trust)
+        }
+        report.problems += openEpochs(trust)
+        currentEpoch = trust.currentEpoch
+        report.sent += try rekeyIfNeeded(trust)
+        report.sent += try shareMissingKeys(trust)
+        report.sent += try pushLocalChanges(problems: &report.problems)
+        let bounds = try clockBounds(trust)
+        report.applied += try applyReplica(trust, bounds: bounds, problems: &report.problems)
+        report.sent += try acknowledge(trust, bounds: bounds)
+        report.sent += try compact(trust)
+        return (report, nil)
     }
 
     /// Defines a new epoch shared with the members only when every epoch was given to a device that is no longer

@@ -93,8 +93,10 @@ final class SyncDatabase {
         }
     }
 
-    /// Runs `body` in one write transaction.
+    /// Runs `body` in one write transaction; inside another (a pass's, ``SyncDevice/syncOnce()``), in a savepoint
+    /// of it, so a body that fails leaves none of its writes behind while the pass goes on.
     func transaction<T>(_ body: () throws(SyncError) -> T) throws(SyncError) -> T {
+        if database.isInTransaction { return try inSavepoint(body) }
         var failure: SyncError?
         do throws(EngineError) {
             return try database.writeTransaction { () throws(EngineError) -> T in
@@ -108,6 +110,24 @@ final class SyncDatabase {
         } catch {
             if let failure { throw failure }
             throw SyncError(.keychain(error.code), "the sync state could not be written: \(error.message)")
+        }
+    }
+
+    /// Runs `body` in a savepoint of the open transaction, rolled back to it when `body` fails.
+    private func inSavepoint<T>(_ body: () throws(SyncError) -> T) throws(SyncError) -> T {
+        try Self.sql("cannot begin a savepoint in the sync state") { () throws(EngineError) in
+            try database.run("SAVEPOINT nested")
+        }
+        do throws(SyncError) {
+            let result = try body()
+            try Self.sql("cannot release a savepoint in the sync state") { () throws(EngineError) in
+                try database.run("RELEASE nested")
+            }
+            return result
+        } catch {
+            try? database.run("ROLLBACK TO nested")
+            try? database.run("RELEASE nested")
+            throw error
         }
     }
 
