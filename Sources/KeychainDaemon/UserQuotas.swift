@@ -33,13 +33,7 @@ package final class UserQuotas: Sendable {
     package func admit(_ request: DaemonRequest, size: Int, uid: UInt32, in keychains: UserKeychains)
         throws(EngineError)
     {
-        let newItems: Int
-        switch request {
-        case .backend(.add), .backend(.addOrUpdate): newItems = 1
-        case .backend(.addBatch(let items)): newItems = items.count
-        case .backend(.update): newItems = 0
-        default: return
-        }
+        guard case .backend(let write) = request, let newItems = Self.newItems(of: write) else { return }
         let bytes = size + newItems * Self.overheadPerItem
         try estimate(of: uid).usage.withLock { (usage) throws(EngineError) in
             let known: StorageUsage
@@ -64,8 +58,28 @@ package final class UserQuotas: Sendable {
 
     /// Notes a request carried out for `uid`: after a delete, the estimate is measured again when next needed.
     func carriedOut(_ request: DaemonRequest, uid: UInt32) {
-        guard case .backend(.delete) = request else { return }
+        guard case .backend(let write) = request, Self.deletes(write) else { return }
         estimate(of: uid).usage.withLock { $0 = nil }
+    }
+
+    /// How many items a write may add, or `nil` for a request that writes nothing new.
+    private static func newItems(of request: BackendRequest) -> Int? {
+        switch request {
+        case .add, .addOrUpdate: 1
+        case .addBatch(let items): items.count
+        case .update: 0
+        case .writeEach(let writes): writes.reduce(0) { $0 + (newItems(of: $1) ?? 0) }
+        default: nil
+        }
+    }
+
+    /// Whether a write may delete items (the estimate is then measured again).
+    private static func deletes(_ request: BackendRequest) -> Bool {
+        switch request {
+        case .delete: true
+        case .writeEach(let writes): writes.contains(where: deletes)
+        default: false
+        }
     }
 
     private func fits(_ usage: StorageUsage, _ items: Int, _ bytes: Int) -> Bool {

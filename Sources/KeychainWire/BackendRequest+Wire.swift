@@ -14,13 +14,13 @@ package enum RequestTag: UInt8, CaseIterable {
     case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
     case listApps, describe
     /// The erase threshold with the passcode that vouches for it.
-    case setEraseAfter, checkPasscode
+    case setEraseAfter, checkPasscode, writeEach
 }
 
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
 package enum ReplyTag: UInt8, CaseIterable {
     case welcome, written, items, keybagStatus, done, bool, data, key, report, changes, sequence, apps
-    case description, changed, failure
+    case description, changed, failure, writes
 }
 
 extension BackendRequest {
@@ -90,6 +90,9 @@ extension BackendRequest {
             writer.int64(since)
             writer.int(limit)
         case .latestChangeSequence: writer.byte(RequestTag.latestChangeSequence.rawValue)
+        case .writeEach(let writes):
+            writer.byte(RequestTag.writeEach.rawValue)
+            writer.list(writes) { $1.write(to: &$0) }
         }
     }
 
@@ -128,6 +131,16 @@ extension BackendRequest {
         case .verify: self = .verify
         case .changes: self = .changes(since: try reader.int64(), limit: try reader.int())
         case .latestChangeSequence: self = .latestChangeSequence
+        case .writeEach:
+            self = .writeEach(
+                try reader.list(minimumSize: 1) { (reader) throws(EngineError) -> BackendRequest in
+                    // One level only: a write of the batch is an item write, never another batch (nor a bomb of them).
+                    let raw = try reader.byte()
+                    guard let tag = RequestTag(rawValue: raw), tag != .writeEach,
+                        let write = try BackendRequest(tag: tag, wire: &reader), write.isItemWrite
+                    else { throw reader.malformed("a writeEach holding a request of kind \(raw), not an item write") }
+                    return write
+                })
         case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter: return nil
         }
     }
@@ -165,6 +178,19 @@ extension BackendReply {
         case .sequence(let sequence):
             writer.byte(ReplyTag.sequence.rawValue)
             writer.int64(sequence)
+        case .writes(let outcomes):
+            writer.byte(ReplyTag.writes.rawValue)
+            writer.list(outcomes) { (writer, outcome) in
+                switch outcome {
+                case .success(let result):
+                    writer.bool(true)
+                    writer.list(result.items) { $1.write(to: &$0) }
+                    writer.int64(result.changeSequence)
+                case .failure(let error):
+                    writer.bool(false)
+                    error.write(to: &writer)
+                }
+            }
         }
     }
 
@@ -185,6 +211,12 @@ extension BackendReply {
         case .report: self = .report(try VerificationReport(wire: &reader))
         case .changes: self = .changes(try ChangeBatch(wire: &reader))
         case .sequence: self = .sequence(try reader.int64())
+        case .writes:
+            self = .writes(
+                try reader.list(minimumSize: 2) { (reader) throws(EngineError) -> Result<WriteResult, EngineError> in
+                    guard try reader.bool() else { return .failure(try EngineError(wire: &reader)) }
+                    return .success(WriteResult(items: try readItems(&reader), changeSequence: try reader.int64()))
+                })
         case .welcome, .apps, .description, .changed, .failure: return nil
         }
     }

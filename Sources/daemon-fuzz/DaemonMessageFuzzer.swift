@@ -87,7 +87,7 @@ private func makeSamples() -> [[UInt8]] {
             .wrapFileKey(try SecretKey(copying: Array(repeating: 7, count: 32)), .classA, context: [1, 2, 3]),
             .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: [4]), .fileHeaderTag([1, 2, 3, 4]),
             .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5, 6]), .verify, .changes(since: 0, limit: 100),
-            .latestChangeSequence,
+            .latestChangeSequence, .writeEach([.add(newItem), .update(query, changes), .delete(query)]),
         ]
         let requests: [DaemonRequest] =
             [.hello(version: DaemonCoding.version)] + keychainRequests.map { .backend($0) } + [
@@ -100,6 +100,9 @@ private func makeSamples() -> [[UInt8]] {
             .written(WriteResult(items: [item], changeSequence: 7)), .items(found), .keybagStatus(status), .done,
             .bool(true), .data(Data(repeating: 3, count: 40)), .key(try SecretKey.random()), .report(report),
             .changes(batch), .sequence(42),
+            .writes([
+                .success(WriteResult(items: [item], changeSequence: 9)), .failure(EngineError(.duplicateItem, "dup")),
+            ]),
         ]
         let replies: [DaemonReply] =
             [.welcome(version: DaemonCoding.version)] + keychainReplies.map { .backend($0) } + [

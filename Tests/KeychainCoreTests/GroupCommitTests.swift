@@ -68,6 +68,33 @@ struct GroupCommitTests {
         #expect(try engine.verify().problems.isEmpty)
     }
 
+    @Test("writeEach: one transaction, each write alone in its effect, outcomes in order, through any backend")
+    func writeEach() throws {
+        let engine = try TestKeychain().engine
+        try engine.addPassword("existing", "0")
+        let before = try engine.latestChangeSequence()
+        let outcomes = try engine.writeEach(
+            [
+                .add(genpItem("a", "1")), .add(genpItem("existing", "dup")),
+                .update(
+                    ItemQuery(itemClass: .genericPassword, attributes: genp("a")), ItemChanges(data: Data("2".utf8))),
+                .lock,
+            ], for: app)
+        #expect(outcomes.count == 4)
+        guard case .success(let added) = outcomes[0], case .failure(let duplicate) = outcomes[1],
+            case .success(let updated) = outcomes[2], case .failure(let notWrite) = outcomes[3]
+        else {
+            Issue.record("outcomes: \(outcomes)")
+            return
+        }
+        #expect(duplicate.code == .duplicateItem && notWrite.code == .param)
+        #expect(added.changeSequence == before + 1 && updated.changeSequence == before + 2)
+        #expect(updated.items.first?.persistentReference == added.items.first?.persistentReference)
+        #expect(try engine.password("a") == "2")
+        #expect(try engine.password("existing") == "0")
+        #expect(try engine.verify().problems.isEmpty)
+    }
+
     @Test("Only writes whose checks take no lock may join a running group")
     func joinable() {
         let query = ItemQuery(itemClass: .genericPassword, attributes: genp("a"))

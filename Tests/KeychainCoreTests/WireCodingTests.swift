@@ -66,7 +66,7 @@ struct WireCodingTests {
             .wrapFileKey(try SecretKey(copying: Array(repeating: 7, count: 32)), .classA, context: [1, 2, 3]),
             .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: []), .fileHeaderTag([1, 2]),
             .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5]), .verify, .changes(since: -1, limit: 100),
-            .latestChangeSequence,
+            .latestChangeSequence, .writeEach([.add(new), .update(query, changes), .delete(query)]), .writeEach([]),
         ]
         let requests: [DaemonRequest] =
             [.hello(version: DaemonCoding.version)] + keychainRequests.map { .backend($0) } + [
@@ -95,6 +95,7 @@ struct WireCodingTests {
             .report(report), .report(try engine.verify()),
             .changes(try engine.changes(since: 0, for: caller, limit: 10)),
             .sequence(Int64.max),
+            .writes([.success(WriteResult(items: [item], changeSequence: 4)), .failure(EngineError(.param, "p"))]),
         ]
         let replies: [DaemonReply] =
             [.welcome(version: DaemonCoding.version)] + keychainReplies.map { .backend($0) } + [
@@ -164,6 +165,16 @@ struct WireCodingTests {
         badText[badText.count - 7] = 0x28
         #expect(refusal(DaemonEnvelope.self, badText)?.contains("not UTF-8") == true)
         #expect(refusal(DaemonEnvelope.self, [0, 200])?.contains("a request of unknown kind 200") == true)
+        // A batch of writes holds item writes only: not a lock, and not another batch (no nesting to recurse on).
+        for inner in [RequestTag.lock, .writeEach] {
+            var batch = WireWriter()
+            batch.byte(0)
+            batch.byte(RequestTag.writeEach.rawValue)
+            batch.uint32(1)
+            batch.byte(inner.rawValue)
+            if inner == .writeEach { batch.uint32(0) }
+            #expect(refusal(DaemonEnvelope.self, batch.bytes)?.contains("not an item write") == true)
+        }
         #expect(refusal(DaemonEnvelope.self, [4, 7])?.contains("unknown flags 4") == true)
         #expect(refusal(DaemonReply.self, [200])?.contains("a reply of unknown kind 200") == true)
         // A count of billions in a few bytes is refused before anything is reserved.

@@ -49,12 +49,16 @@ public enum BackendRequest: Sendable {
     case changes(since: Int64, limit: Int)
     /// The newest change's sequence; replies ``BackendReply/sequence(_:)``.
     case latestChangeSequence
+    /// Several item writes (``isItemWrite``) in one transaction and one sync, each in a savepoint of its own: a
+    /// refused one changes nothing and leaves the others alone. Replies ``BackendReply/writes(_:)``, one outcome per
+    /// write, in order. For a writer with many independent writes at once (sync applying a pass's versions).
+    case writeEach([BackendRequest])
 
     /// Whether the request acts on items for a caller (whose access groups decide what it reaches), rather than on
     /// the keychain as a whole (the keybag, file keys, verification), which ignores the caller.
     public var actsForCaller: Bool {
         switch self {
-        case .add, .addBatch, .addOrUpdate, .copyMatching, .update, .delete, .changes: true
+        case .add, .addBatch, .addOrUpdate, .copyMatching, .update, .delete, .changes, .writeEach: true
         default: false
         }
     }
@@ -84,6 +88,7 @@ public enum BackendRequest: Sendable {
         case .verify: "verify"
         case .changes: "changes"
         case .latestChangeSequence: "latestChangeSequence"
+        case .writeEach: "writeEach"
         }
     }
 
@@ -98,6 +103,7 @@ public enum BackendRequest: Sendable {
         case .addBatch(let items): items.contains { $0.authentication?.bringsSecret == true }
         case .copyMatching(let query), .update(let query, _), .delete(let query):
             query.authentication?.bringsSecret == true
+        case .writeEach(let writes): writes.contains { $0.mayStretchPasscode }
         case .keybagStatus, .lock, .canOpenFiles, .wrapFileKey, .unwrapFileKey, .fileHeaderTag, .isValidFileHeaderTag,
             .verify, .changes, .latestChangeSequence:
             false
@@ -140,6 +146,8 @@ public enum BackendReply: Sendable {
     case changes(ChangeBatch)
     /// A change sequence.
     case sequence(Int64)
+    /// The outcome of each write of a ``BackendRequest/writeEach(_:)``, in order.
+    case writes([Result<WriteResult, EngineError>])
 }
 
 /// What a write did: the items it stored (or, for a delete, removed), and the change sequence it took, so that a

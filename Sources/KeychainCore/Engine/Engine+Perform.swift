@@ -24,6 +24,7 @@ extension Engine {
         case .verify: return .report(try verify())
         case .changes(let since, let limit): return .changes(try changes(since: since, for: caller, limit: limit))
         case .latestChangeSequence: return .sequence(try latestChangeSequence())
+        case .writeEach(let writes): return .writes(commitTogether(writes.map { ($0, caller) }))
         }
         return .done
     }

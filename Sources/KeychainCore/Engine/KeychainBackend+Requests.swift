@@ -180,6 +180,16 @@ extension KeychainBackend {
 
     // MARK: Writes with their results
 
+    /// Carries out several item writes in one transaction and one sync, each alone in its effect: the outcome of
+    /// each, in order (``BackendRequest/writeEach(_:)``).
+    public func writeEach(_ writes: [BackendRequest], for caller: Caller) throws(EngineError) -> [Result<
+        WriteResult, EngineError
+    >] {
+        guard case .writes(let outcomes) = try perform(.writeEach(writes), for: caller), outcomes.count == writes.count
+        else { throw unexpectedReply(to: "writeEach") }
+        return outcomes
+    }
+
     /// Carries out a write (``BackendRequest/isItemWrite``) and returns what it stored and the change sequence it
     /// took.
     public func written(_ write: BackendRequest, for caller: Caller) throws(EngineError) -> WriteResult {

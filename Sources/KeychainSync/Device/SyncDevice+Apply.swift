@@ -87,6 +87,7 @@ extension SyncDevice {
             item.appliedHash = nil
             try state.save(item)
         }
+        var planned: [PlannedWrite] = []
         for uuid in chosen.sorted(by: { $0.uuidString < $1.uuidString }) {
             guard var item = states[uuid] else { continue }
             guard item.localUUID == nil || opened[uuid] != nil else { continue }
@@ -102,49 +103,76 @@ extension SyncDevice {
                     else { continue }
                     content = try open(winner)
                 }
-                if try write(content, to: &item) { applied += 1 }
-                try state.save(item)
+                if let write = try plannedWrite(of: content, to: &item) {
+                    planned.append(PlannedWrite(item: item, content: content, request: write))
+                } else {
+                    try state.save(item)
+                }
             } catch {
                 problems.append(error.message)
             }
         }
-        return applied
+        return applied + (try carryOut(planned, problems: &problems))
     }
 
-    /// Writes a version's content to the local item of `item` (adding one when there is none); `false` when the
-    /// local item held it already.
-    private func write(_ content: ItemContent, to item: inout SyncDatabase.ItemState) throws(SyncError) -> Bool {
-        let wanted = try contentHash(content)
-        if let local = item.localUUID, let current = try localItem(local) {
-            let currentHash = try contentHash(ItemContent(current))
-            if currentHash == wanted {
-                item.appliedHash = currentHash
-                return false
-            }
-            // Changed here since this device last sent or wrote it (an edit made during this pass): not overwritten
-            // now; the next pass sends it, and the clock decides between the two.
-            if let applied = item.appliedHash, applied != currentHash {
-                throw SyncError(.deferred, "item \(item.uuid) has a local change to send first")
-            }
-            if let stored = try updateLocal(local, to: content) {
-                item.appliedHash = try contentHash(ItemContent(stored))
-                return true
-            }
+    /// A version's content to write to the local item of a sync item, and the write that does it.
+    private struct PlannedWrite {
+        var item: SyncDatabase.ItemState
+        var content: ItemContent
+        var request: BackendRequest
+    }
+
+    /// The write that makes the local item of `item` hold `content`: an update of it, or an add when there is none;
+    /// `nil` when it holds that already (its applied hash is then set).
+    private func plannedWrite(
+        of content: ItemContent, to item: inout SyncDatabase.ItemState
+    ) throws(SyncError) -> BackendRequest? {
+        guard let local = item.localUUID, let current = try localItem(local) else { return addRequest(content) }
+        let currentHash = try contentHash(ItemContent(current))
+        if currentHash == (try contentHash(content)) {
+            item.appliedHash = currentHash
+            return nil
         }
-        do throws(SyncError) {
-            let added = try addLocal(content)
-            item.localUUID = added.persistentReference.uuid
-            item.appliedHash = try contentHash(ItemContent(added))
-            return true
+        // Changed here since this device last sent or wrote it (an edit made during this pass): not overwritten
+        // now; the next pass sends it, and the clock decides between the two.
+        if let applied = item.appliedHash, applied != currentHash {
+            throw SyncError(.deferred, "item \(item.uuid) has a local change to send first")
+        }
+        return updateRequest(local, to: content)
+    }
+
+    /// Carries out the pass's writes to the keychain in one transaction and one sync (``BackendRequest/writeEach(_:)``),
+    /// each alone in its effect, and records what each stored: the hash of the item as the write itself stored it,
+    /// so a user's edit just after it is never taken for sync's. Returns how many local items changed.
+    private func carryOut(_ planned: [PlannedWrite], problems: inout [String]) throws(SyncError) -> Int {
+        guard !planned.isEmpty else { return 0 }
+        let outcomes: [Result<WriteResult, EngineError>]
+        do throws(EngineError) {
+            outcomes = try backend.writeEach(planned.map(\.request), for: Self.caller)
         } catch {
-            if error.kind == .keychain(.duplicateItem) {
+            problems.append(SyncError(error, "cannot write \(planned.count) synced items to the keychain").message)
+            return 0
+        }
+        var applied = 0
+        for (write, outcome) in zip(planned, outcomes) {
+            var item = write.item
+            switch outcome {
+            case .success(let result):
+                guard var stored = result.items.first else { continue }
+                stored.data = write.content.data
+                item.localUUID = stored.persistentReference.uuid
+                item.appliedHash = try contentHash(ItemContent(stored))
+                try state.save(item)
+                applied += 1
+            case .failure(let error) where error.code == .duplicateItem:
                 // A local item with this key was made since the changes were sent: it is sent next time, and the
                 // lower UUID wins then.
-                throw SyncError(
-                    .keychain(.duplicateItem), "item \(item.uuid) waits for a local item with its key to be sent")
+                problems.append("item \(item.uuid) waits for a local item with its key to be sent")
+            case .failure(let error):
+                problems.append(SyncError(error, "cannot write synced item \(item.uuid) to the keychain").message)
             }
-            throw error
         }
+        return applied
     }
 
     /// Opens a stored item version with its epoch's keys, and refuses one outside sync's scope or sealed under the

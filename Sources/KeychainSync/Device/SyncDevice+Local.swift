@@ -35,36 +35,21 @@ extension SyncDevice {
         }
     }
 
-    /// Writes a version's content over the local item `uuid` and returns the item as this write stored it (the
-    /// write's own result, so a user's edit landing just after it is never taken for sync's), or `nil` when the
-    /// item is gone.
-    func updateLocal(_ uuid: UUID, to content: ItemContent) throws(SyncError) -> Item? {
+    /// The write of a version's content over the local item `uuid`, which answers the item as stored.
+    func updateRequest(_ uuid: UUID, to content: ItemContent) -> BackendRequest {
         let query = ItemQuery(
             itemClass: content.itemClass, synchronizable: .any,
             persistentReference: PersistentReference(itemClass: content.itemClass, uuid: uuid))
         var attributes = content.attributes
         attributes[.synchronizable] = .bool(true)
-        let result: WriteResult
-        do throws(EngineError) {
-            result = try backend.written(
-                .update(query, ItemChanges(attributes: attributes, data: content.data)), for: Self.caller)
-        } catch {
-            if error.code == .itemNotFound { return nil }
-            throw SyncError(error, "cannot update local item \(uuid)")
-        }
-        guard var stored = result.items.first else { return nil }
-        stored.data = content.data
-        return stored
+        return .update(query, ItemChanges(attributes: attributes, data: content.data))
     }
 
-    /// Adds a version's content as a new local item and returns it as this write stored it.
-    func addLocal(_ content: ItemContent) throws(SyncError) -> Item {
+    /// The add of a version's content as a new local item, which answers it as stored.
+    func addRequest(_ content: ItemContent) -> BackendRequest {
         var attributes = content.attributes
         attributes[.synchronizable] = .bool(true)
-        return try keychain("cannot add a synced item to the keychain") { () throws(EngineError) -> Item in
-            try backend.add(
-                NewItem(itemClass: content.itemClass, attributes: attributes, data: content.data), for: Self.caller)
-        }
+        return .add(NewItem(itemClass: content.itemClass, attributes: attributes, data: content.data))
     }
 
     /// A local keyed hash of an item's content: equal contents, equal hashes (to recognise this device's own

@@ -30,7 +30,7 @@ final class InterposedBackend: KeychainBackend {
     func perform(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> BackendReply {
         let reply = try engine.perform(request, for: caller)
         switch (request, reply) {
-        case (.add, _), (.update, _): runPending(pendingAfterWrite)
+        case (.add, _), (.update, _), (.writeEach, _): runPending(pendingAfterWrite)
         case (.changes, .changes(let batch)) where batch.changes.isEmpty: runPending(pending)
         default: break
         }
