@@ -197,4 +197,50 @@ struct MidPassEditTests {
         try a.sync.syncOnce()
         #expect(try a.secret(account: "fresh", service: "svc") == "edited at once")
     }
+
+    @Test(
+        "a pass that fails after publishing its own entries loses its record of them, and gets it back from the store")
+    func passFailingAfterPublishing() throws {
+        let circle = try TestCircle(.memory, devices: 1)
+        let a = circle.devices[0]
+        let (b, engine, backend, view) = try interposedDevice(joining: circle)
+        try a.add(account: "doomed", service: "svc", secret: "d")
+        try a.sync.syncOnce()
+        try view.deliverAll()
+        try b.syncOnce()
+        try a.view.deliverAll()
+        try a.sync.syncOnce()
+        // B makes three items; A deletes one B holds. B's next pass publishes its three versions, then fails applying
+        // A's tombstone (the disk fails the delete): the whole pass's sync state rolls back.
+        for index in 0..<3 {
+            try engine.add(
+                NewItem(
+                    itemClass: .genericPassword,
+                    attributes: [
+                        .account: .string("b\(index)"), .service: .string("svc"), .synchronizable: .bool(true),
+                    ], data: Data("b\(index)".utf8)), for: TestDevice.caller)
+        }
+        try a.delete(account: "doomed", service: "svc")
+        try a.sync.syncOnce()
+        try view.deliverAll()
+        backend.failNextDelete()
+        #expect(throws: SyncError.self) { try b.syncOnce() }
+        #expect(try circle.store.list(prefix: "devices/").count > 0)
+        for _ in 0..<3 {
+            try view.deliverAll()
+            try b.syncOnce()
+            try a.view.deliverAll()
+            try a.sync.syncOnce()
+        }
+        // Each of B's items once on A, the tombstone applied on B, and nothing more to send.
+        let onA = try a.synchronizableItems()
+        #expect(onA.count == 3, "\(onA)")
+        for index in 0..<3 { #expect(try a.secret(account: "b\(index)", service: "svc") == "b\(index)") }
+        let query = ItemQuery(
+            itemClass: .genericPassword, attributes: [.account: .string("doomed")], synchronizable: .any)
+        #expect(throws: EngineError.self) { try engine.copyMatching(query, for: TestDevice.caller) }
+        try view.deliverAll()
+        let quiet = try b.syncOnce()
+        #expect(quiet.sent == 0 && quiet.applied == 0, "\(quiet)")
+    }
 }

@@ -9,6 +9,10 @@ final class InterposedBackend: KeychainBackend {
     let engine: Engine
     private let pending = Mutex<(@Sendable () -> Void)?>(nil)
     private let pendingAfterWrite = Mutex<(@Sendable () -> Void)?>(nil)
+    private let failsNextDelete = Mutex(false)
+
+    /// Makes the next delete fail (an I/O error), as a full or failing disk would.
+    func failNextDelete() { failsNextDelete.withLock { $0 = true } }
 
     init(_ engine: Engine) { self.engine = engine }
 
@@ -28,6 +32,14 @@ final class InterposedBackend: KeychainBackend {
     }
 
     func perform(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> BackendReply {
+        if case .delete = request,
+            failsNextDelete.withLock({ armed in
+                defer { armed = false }
+                return armed
+            })
+        {
+            throw EngineError(.ioError, "the disk failed (a test's fault)")
+        }
         let reply = try engine.perform(request, for: caller)
         switch (request, reply) {
         case (.add, _), (.update, _), (.writeEach, _): runPending(pendingAfterWrite)

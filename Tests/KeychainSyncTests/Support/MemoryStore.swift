@@ -78,6 +78,11 @@ final class DelayedView: SyncStore {
     private let visible = Mutex<Set<String>>([])
     /// When set, `list` returns every name twice (a store that delivers duplicates).
     let duplicatesListings: Bool
+    /// How many more puts succeed before every later one fails as an outage would (`nil`: all succeed).
+    private let putsLeft = Mutex<Int?>(nil)
+
+    /// Lets `count` more puts through, then fails every put (`nil`: the store works again).
+    func failPuts(after count: Int?) { putsLeft.withLock { $0 = count } }
 
     init(_ base: any SyncStore, duplicatesListings: Bool = false) {
         self.base = base
@@ -118,6 +123,12 @@ final class DelayedView: SyncStore {
     }
 
     func putIfAbsent(_ name: String, _ bytes: [UInt8]) throws(SyncStoreError) -> Bool {
+        let allowed = putsLeft.withLock { left -> Bool in
+            guard let remaining = left else { return true }
+            left = remaining - 1
+            return remaining > 0
+        }
+        guard allowed else { throw SyncStoreError(.unavailable, "the store is down (a test's outage)") }
         let written = try base.putIfAbsent(name, bytes)
         if written { _ = visible.withLock { $0.insert(name) } }
         return written
