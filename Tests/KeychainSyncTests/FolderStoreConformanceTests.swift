@@ -24,6 +24,8 @@ struct FolderStoreConformanceTests {
 
     @Test func getOfMissingIsNil() throws { try StoreConformance.getOfMissingIsNil(try FolderFixture()) }
 
+    @Test func getManyGivesWhatGetGives() throws { try StoreConformance.getManyGivesWhatGetGives(try FolderFixture()) }
+
     @Test func deleteIsIdempotent() throws { try StoreConformance.deleteIsIdempotent(try FolderFixture()) }
 
     @Test func bytesAreStoredVerbatim() throws { try StoreConformance.bytesAreStoredVerbatim(try FolderFixture()) }

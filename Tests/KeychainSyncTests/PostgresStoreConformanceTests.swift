@@ -25,6 +25,10 @@ struct PostgresStoreConformanceTests {
 
     @Test func getOfMissingIsNil() throws { try StoreConformance.getOfMissingIsNil(try PostgresFixture()) }
 
+    @Test func getManyGivesWhatGetGives() throws {
+        try StoreConformance.getManyGivesWhatGetGives(try PostgresFixture())
+    }
+
     @Test func deleteIsIdempotent() throws { try StoreConformance.deleteIsIdempotent(try PostgresFixture()) }
 
     @Test func bytesAreStoredVerbatim() throws { try StoreConformance.bytesAreStoredVerbatim(try PostgresFixture()) }

@@ -179,7 +179,12 @@ extension SyncDevice {
     /// wrong class key.
     func open(_ stored: SyncDatabase.StoredEntry) throws(SyncError) -> ItemContent {
         let name = RecordName.log(stored.author, stored.sequence)
-        let entry = try SignedRecord.unverifiedBody(LogEntry.self, stored.bytes, name: name)
+        let entry: LogEntry
+        if let decoded = passEntries?[name], decoded.bytes == stored.bytes {
+            entry = decoded.entry
+        } else {
+            entry = try SignedRecord.unverifiedBody(LogEntry.self, stored.bytes, name: name)
+        }
         guard let version = entry.item, let epoch = version.epoch else {
             throw SyncError(.damaged, "the record \(name) holds no item version")
         }

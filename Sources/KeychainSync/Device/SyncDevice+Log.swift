@@ -35,11 +35,13 @@ extension SyncDevice {
                 problems.append("device \(device) has log records but no valid identity record")
                 continue
             }
+            // Fetched together (one query on PostgreSQL), then checked one by one in order.
+            let fetched = try storeCall { () throws(SyncStoreError) -> [String: [UInt8]] in
+                try store.getMany(new.map { RecordName.log(device, $0) })
+            }
             for sequence in new {
                 let name = RecordName.log(device, sequence)
-                guard let bytes = try storeCall({ () throws(SyncStoreError) -> [UInt8]? in try store.get(name) }) else {
-                    continue
-                }
+                guard let bytes = fetched[name] else { continue }
                 do throws(SyncError) {
                     guard SignedRecord.isSigned(bytes, name: name, by: author.signingKey) else {
                         throw SyncError(.damaged, "the record \(name) is not signed by its device")
@@ -49,6 +51,7 @@ extension SyncDevice {
                         throw SyncError(.damaged, "the record \(name) claims another place")
                     }
                     let kept = try keep(entry, bytes: bytes)
+                    passEntries?[name] = (bytes, entry)
                     if let fault = kept.fault {
                         throw SyncError(.notTrusted, "device \(device) is refused: \(fault)")
                     }

@@ -15,7 +15,11 @@ extension SyncDevice {
             }
             // `ak` keys unwrapped in this pass are kept until it ends, never longer.
             passKeys = [:]
-            defer { passKeys = nil }
+            passEntries = [:]
+            defer {
+                passKeys = nil
+                passEntries = nil
+            }
             // The whole pass writes the sync state in one transaction (one sync of its file, not one per record or
             // item; each step that may fail alone runs in a savepoint of it). What a pass that fails loses is
             // fetched again from the store, where this device's own entries are published before it records them.

@@ -33,6 +33,9 @@ public final class SyncDevice: @unchecked Sendable {
     /// The `ak` class keys unwrapped during the current pass, forgotten when it ends (`nil` between passes, when
     /// each use unwraps again): one unwrap per epoch and pass, not one per version.
     var passKeys: [EpochID: SecretKey]?
+    /// The log entries this pass read from the store, decoded once (by record name, with the bytes they were
+    /// decoded from): applying them later in the pass decodes none again. `nil` between passes.
+    var passEntries: [String: (bytes: [UInt8], entry: LogEntry)]?
     /// The sequences of each device's log in the store, as the last pull listed them.
     var storeLogs: [String: Set<Int64>] = [:]
     /// The highest sequence of each device's log in the store, as the last pull listed it.

@@ -94,6 +94,30 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
         return bytes
     }
 
+    /// The records of `names` that exist, read with one query per thousand names.
+    public func getMany(_ names: [String]) throws(SyncStoreError) -> [String: [UInt8]] {
+        for name in names { try SyncStoreName.validate(name) }
+        var records: [String: [UInt8]] = [:]
+        var start = 0
+        while start < names.count {
+            let chunk = names[start..<min(names.count, start + 1000)]
+            start += chunk.count
+            // Valid names hold no newline, so a newline-joined text parameter splits back into exactly them.
+            let rows = try withConnection(retrying: true) { connection throws(SyncStoreError) in
+                try connection.execute(
+                    "SELECT name, bytes FROM keychain_sync_records WHERE name = ANY(string_to_array($1, E'\\n'))",
+                    [.text(chunk.joined(separator: "\n"))], doing: "read \(chunk.count) records")
+            }
+            for row in rows.values {
+                guard row.count == 2, let nameBytes = row[0], let bytes = row[1] else {
+                    throw SyncStoreError(.damaged, "a record read from \(description) has no name or no bytes")
+                }
+                records[String(decoding: nameBytes, as: UTF8.self)] = bytes
+            }
+        }
+        return records
+    }
+
     /// Inserts the record unless its name is taken (`ON CONFLICT DO NOTHING`), committed before this returns.
     public func putIfAbsent(_ name: String, _ bytes: [UInt8]) throws(SyncStoreError) -> Bool {
         try SyncStoreName.validate(name)

@@ -15,6 +15,10 @@ public protocol SyncStore: Sendable {
     /// The bytes of the record `name`, or `nil` when there is none.
     func get(_ name: String) throws(SyncStoreError) -> [UInt8]?
 
+    /// The bytes of each record of `names` that exists (a name with no record is left out): what ``get(_:)`` gives
+    /// for each, in as few round trips as the store can.
+    func getMany(_ names: [String]) throws(SyncStoreError) -> [String: [UInt8]]
+
     /// Stores `bytes` as the record `name` unless a record by that name exists.
     ///
     /// The write is atomic and durable before this returns: another device sees all of the record or none of it.
@@ -30,6 +34,17 @@ public protocol SyncStore: Sendable {
     ///
     /// A call says only "look again": several changes may share one call, and a call may come with no change.
     func watch(_ onChange: @escaping @Sendable () -> Void) throws(SyncStoreError) -> any SyncStoreWatch
+}
+
+extension SyncStore {
+    /// ``SyncStore/getMany(_:)`` as one ``SyncStore/get(_:)`` per name, for stores where that costs no round trip.
+    public func getMany(_ names: [String]) throws(SyncStoreError) -> [String: [UInt8]] {
+        var records: [String: [UInt8]] = [:]
+        for name in names {
+            if let bytes = try get(name) { records[name] = bytes }
+        }
+        return records
+    }
 }
 
 /// A running ``SyncStore/watch(_:)``.

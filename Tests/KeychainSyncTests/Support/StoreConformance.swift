@@ -124,6 +124,23 @@ enum StoreConformance {
         #expect(try store.get("some/other") == nil)
     }
 
+    static func getManyGivesWhatGetGives(_ fixture: some StoreFixture) throws {
+        let store = try fixture.open()
+        var names: [String] = []
+        for index in 0..<1_203 {
+            let name = "devices/d/log/\(index)"
+            if index % 3 != 0 { #expect(try store.putIfAbsent(name, Array("record \(index)".utf8))) }
+            names.append(name)
+        }
+        // Past one query's thousand names, with names that have no record and one asked twice.
+        let records = try store.getMany(names + ["devices/d/log/1", "missing"])
+        #expect(records.count == 802)
+        for name in names { #expect(records[name] == (try store.get(name))) }
+        #expect(try store.getMany([]).isEmpty)
+        // An invalid name is refused by name, as get refuses it.
+        #expect(throws: SyncStoreError.self) { try store.getMany(["devices/d/log/1", "Upper"]) }
+    }
+
     static func deleteIsIdempotent(_ fixture: some StoreFixture) throws {
         let store = try fixture.open()
         try store.delete("never/written")
