@@ -61,6 +61,7 @@ package struct RequestDispatcher: Sendable {
                     uid: try targetUser(of: envelope, from: principal),
                     applicationIdentifier: caller.applicationIdentifier, accessGroups: caller.accessGroups,
                     isRegisteredApp: caller != Principal.unregistered && !principal.isRoot))
+        case .ping: return .backend(.done)
         case .hello, .subscribe:
             throw EngineError(.param, "\(envelope.request.name) is only valid at the start of a connection")
         case .backend(let request):

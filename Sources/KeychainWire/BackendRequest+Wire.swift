@@ -14,7 +14,7 @@ package enum RequestTag: UInt8, CaseIterable {
     case isValidFileHeaderTag, verify, changes, latestChangeSequence, subscribe, registerApp, unregisterApp
     case listApps, describe
     /// The erase threshold with the passcode that vouches for it.
-    case setEraseAfter, checkPasscode, writeEach
+    case setEraseAfter, checkPasscode, writeEach, ping
 }
 
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
@@ -141,7 +141,8 @@ extension BackendRequest {
                     else { throw reader.malformed("a writeEach holding a request of kind \(raw), not an item write") }
                     return write
                 })
-        case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter: return nil
+        case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter, .ping:
+            return nil
         }
     }
 }

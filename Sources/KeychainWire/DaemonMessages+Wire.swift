@@ -50,6 +50,7 @@ extension DaemonRequest {
             writer.string(path)
         case .listApps: writer.byte(RequestTag.listApps.rawValue)
         case .describe: writer.byte(RequestTag.describe.rawValue)
+        case .ping: writer.byte(RequestTag.ping.rawValue)
         }
     }
 
@@ -71,6 +72,7 @@ extension DaemonRequest {
         case .unregisterApp: self = .unregisterApp(path: try reader.string())
         case .listApps: self = .listApps
         case .describe: self = .describe
+        case .ping: self = .ping
         default: throw reader.malformed("a request of unknown kind \(raw)")
         }
     }

@@ -19,6 +19,8 @@ package enum DaemonRequest: Sendable {
     case listApps
     /// Which backend answered and for whom (`security show-keychain-info`).
     case describe
+    /// Nothing: answered at once, with no keychain touched (the round trip's own cost, which the bench measures).
+    case ping
 
     /// The request's kind, as its case is named: what an error may say about it, never its values.
     package var name: String {
@@ -30,6 +32,7 @@ package enum DaemonRequest: Sendable {
         case .unregisterApp: "unregisterApp"
         case .listApps: "listApps"
         case .describe: "describe"
+        case .ping: "ping"
         }
     }
 }

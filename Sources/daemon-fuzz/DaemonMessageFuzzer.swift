@@ -94,7 +94,7 @@ private func makeSamples() -> [[UInt8]] {
                 .subscribe,
                 .registerApp(
                     path: "/usr/bin/app", entitlements: Data("<plist/>".utf8), allowsInsecureExecution: false),
-                .unregisterApp(path: "/usr/bin/app"), .listApps, .describe,
+                .unregisterApp(path: "/usr/bin/app"), .listApps, .describe, .ping,
             ]
         let keychainReplies: [BackendReply] = [
             .written(WriteResult(items: [item], changeSequence: 7)), .items(found), .keybagStatus(status), .done,

@@ -25,6 +25,8 @@ enum DaemonBench {
         /// Durable add, 8 clients together through the daemon (their throughput together) beside one writer on the
         /// floor.
         var add_eight_clients: Comparison
+        /// A `ping` through the daemon (no keychain touched), p50 µs: the round trip's own cost.
+        var round_trip_p50_us: Double?
         /// `security find-generic-password -w` through the daemon, median ms; `nil` when not measured.
         var cli_find_ms: Double?
         /// The same on a keychain with a passcode, unlocked earlier.
@@ -60,6 +62,7 @@ enum DaemonBench {
         var report = Report(
             items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
             add_eight_clients: addEight)
+        report.round_trip_p50_us = try roundTrip(daemon: daemon)
         try measureCLI(daemon: daemon, into: &report)
         try measureDefaultSocketCLI(executable: executable, into: &report)
         (report.flood, report.flood_note) = try FloodBench.run(daemon: daemon)
@@ -100,6 +103,14 @@ enum DaemonBench {
         }
         let eight: Figures = try together(clients: findClients, findBody, samples: { _ in })
         return (Comparison(ours: ours.figures, floor: floor.figures), eight)
+    }
+
+    /// The daemon's round trip alone: a `ping`, which touches no keychain, p50 µs over 4,000 on one client.
+    private static func roundTrip(daemon: BenchDaemon) throws -> Double {
+        let client = daemon.client()
+        var recorder = LatencyRecorder(capacity: 4000)
+        for _ in 0..<4000 { try recorder.time { _ = try client.send(.ping) } }
+        return recorder.figures.p50_us
     }
 
     private static func findOne(_ index: Int, on backend: some KeychainBackend) throws {

@@ -145,6 +145,13 @@ struct ReportTable {
         let findPerEmbedded: Double = findEight.ops_per_s / max(embeddedRate, 1)
         var lines: [String] = []
         lines.append("  find through keychaind, 1 client: p50 \(format(find.p50Ratio, 2))× embedded find's")
+        if let trip = daemon.round_trip_p50_us {
+            let budget = find.floor.p50_us + 2 * trip
+            let met: String = check(find.ours.p50_us <= budget)
+            lines.append(
+                "  … \(format(find.ours.p50_us, 1)) µs beside embedded find + 2 no-op round trips "
+                    + "(\(format(find.floor.p50_us, 1)) + 2 × \(format(trip, 1)) = \(format(budget, 1)) µs) — \(met)")
+        }
         let findEightText: String = "  find through keychaind, 8 clients together: \(format(findPerClient, 2))× "
         lines.append(findEightText + "1 client's throughput, \(format(findPerEmbedded, 2))× embedded find's")
         lines.append(

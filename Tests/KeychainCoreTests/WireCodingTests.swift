@@ -71,7 +71,7 @@ struct WireCodingTests {
         let requests: [DaemonRequest] =
             [.hello(version: DaemonCoding.version)] + keychainRequests.map { .backend($0) } + [
                 .subscribe, .registerApp(path: "/bin/app", entitlements: Data(), allowsInsecureExecution: true),
-                .unregisterApp(path: "/bin/app"), .listApps, .describe,
+                .unregisterApp(path: "/bin/app"), .listApps, .describe, .ping,
             ]
         for request in requests {
             for envelope in [
