@@ -50,6 +50,12 @@ let package = Package(
             name: "KeychainCore",
             dependencies: ["CSodium", "CSQLite", "CSystem"]
         ),
+        // Keys on OpenSSL's libcrypto (RSA, the NIST curves), in Apple's representations and algorithms: the layer
+        // under Security's SecKey, and the keys keychaind will hold for apps.
+        .target(
+            name: "KeychainKeys",
+            dependencies: ["KeychainCore", "CLibCrypto"]
+        ),
         // keychaind's protocol: the messages, their wire format, and the SOCK_SEQPACKET socket they travel on.
         .target(
             name: "KeychainWire",
@@ -159,6 +165,10 @@ let package = Package(
         .testTarget(
             name: "KeychainSyncTests",
             dependencies: ["TestSupport", "KeychainSync", "KeychainCore", "sync-store-probe"]
+        ),
+        .testTarget(
+            name: "KeychainKeysTests",
+            dependencies: ["TestSupport", "KeychainKeys", "KeychainCore"]
         ),
         .testTarget(
             name: "FileProtectionTests",
