@@ -186,7 +186,7 @@ let package = Package(
     // passcode. Like Security, the system framework owns the name on Apple's platforms.
     package.products.append(.library(name: "LocalAuthentication", targets: ["LocalAuthentication"]))
     package.targets += [
-        .target(name: "Security", dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts"]),
+        .target(name: "Security", dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts", "KeychainKeys"]),
         .target(name: "LocalAuthentication", dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts"]),
         .executableTarget(name: "secitem-probe", dependencies: ["Security", "KeychainCore"]),
         // The seed's access-control code (Tests/SecurityTests/Seed004Code.swift, linked into its folder) as a

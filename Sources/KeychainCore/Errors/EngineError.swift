@@ -51,6 +51,8 @@ public struct EngineError: Error, Sendable, Equatable, Codable, CustomStringConv
         case decode = -26275
         /// `errSecMissingEntitlement`: the caller is not entitled to the access group.
         case missingEntitlement = -34018
+        /// `errSecVerifyFailed`: a signature does not verify.
+        case verifyFailed = -67808
     }
 
     /// The status.

@@ -102,17 +102,11 @@ public func SecAccessControlCreateWithFlags(
 ) -> SecAccessControl? {
     guard let text = protection as? String, let protectionClass = ProtectionClass(rawValue: text) else {
         let detail = "the protection \(String(describing: protection)) is not a kSecAttrAccessible value"
-        error?.pointee = Unmanaged.passRetained(
-            NSError(
-                domain: NSOSStatusErrorDomain, code: Int(errSecParam),
-                userInfo: [NSLocalizedDescriptionKey: detail]))
+        CFErrorOut.report(EngineError(.param, detail), to: error)
         return nil
     }
     if let problem = flags.combinationProblem {
-        error?.pointee = Unmanaged.passRetained(
-            NSError(
-                domain: NSOSStatusErrorDomain, code: Int(errSecParam),
-                userInfo: [NSLocalizedDescriptionKey: "\(problem) (flags: \(flags.names))"]))
+        CFErrorOut.report(EngineError(.param, "\(problem) (flags: \(flags.names))"), to: error)
         return nil
     }
     return SecAccessControl(protectionClass: protectionClass, flags: flags)

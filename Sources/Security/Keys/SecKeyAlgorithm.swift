@@ -1,0 +1,220 @@
+import Foundation
+import KeychainKeys
+
+/// An algorithm of the key functions (`SecKeyCreateSignature`, `SecKeyCreateEncryptedData`,
+/// `SecKeyCopyKeyExchangeResult` …), with Apple's names and identifiers. ECIES and the OAEP AES-GCM hybrids are not
+/// here yet: `SecKeyIsAlgorithmSupported` answers `false` for an identifier it does not know.
+public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
+    /// The identifier, as Apple spells it (`algid:sign:ECDSA:message-X962:SHA256`).
+    public var rawValue: CFString { NSString(string: identifier) }
+    /// The identifier as text.
+    let identifier: String
+
+    /// The algorithm with this identifier.
+    public init(rawValue: CFString) { identifier = rawValue as String }
+
+    init(_ identifier: String) { self.identifier = identifier }
+
+    /// RSA with no padding: one whole block.
+    public static let rsaSignatureRaw = SecKeyAlgorithm("algid:sign:RSA:raw")
+    /// PKCS#1 v1.5 padding around the data as given, no DigestInfo.
+    public static let rsaSignatureDigestPKCS1v15Raw = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15")
+    /// PKCS#1 v1.5 over a SHA1 digest.
+    public static let rsaSignatureDigestPKCS1v15SHA1 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA1")
+    /// PKCS#1 v1.5 over a SHA224 digest.
+    public static let rsaSignatureDigestPKCS1v15SHA224 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA224")
+    /// PKCS#1 v1.5 over a SHA256 digest.
+    public static let rsaSignatureDigestPKCS1v15SHA256 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA256")
+    /// PKCS#1 v1.5 over a SHA384 digest.
+    public static let rsaSignatureDigestPKCS1v15SHA384 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA384")
+    /// PKCS#1 v1.5 over a SHA512 digest.
+    public static let rsaSignatureDigestPKCS1v15SHA512 = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15:SHA512")
+    /// PKCS#1 v1.5 over a message hashed with SHA1.
+    public static let rsaSignatureMessagePKCS1v15SHA1 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA1")
+    /// PKCS#1 v1.5 over a message hashed with SHA224.
+    public static let rsaSignatureMessagePKCS1v15SHA224 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA224")
+    /// PKCS#1 v1.5 over a message hashed with SHA256.
+    public static let rsaSignatureMessagePKCS1v15SHA256 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA256")
+    /// PKCS#1 v1.5 over a message hashed with SHA384.
+    public static let rsaSignatureMessagePKCS1v15SHA384 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA384")
+    /// PKCS#1 v1.5 over a message hashed with SHA512.
+    public static let rsaSignatureMessagePKCS1v15SHA512 = SecKeyAlgorithm("algid:sign:RSA:message-PKCS1v15:SHA512")
+    /// PSS over a SHA1 digest (MGF1 SHA1, salt the digest's length).
+    public static let rsaSignatureDigestPSSSHA1 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA1:SHA1")
+    /// PSS over a SHA224 digest (MGF1 SHA224, salt the digest's length).
+    public static let rsaSignatureDigestPSSSHA224 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA224:SHA224")
+    /// PSS over a SHA256 digest (MGF1 SHA256, salt the digest's length).
+    public static let rsaSignatureDigestPSSSHA256 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA256:SHA256")
+    /// PSS over a SHA384 digest (MGF1 SHA384, salt the digest's length).
+    public static let rsaSignatureDigestPSSSHA384 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA384:SHA384")
+    /// PSS over a SHA512 digest (MGF1 SHA512, salt the digest's length).
+    public static let rsaSignatureDigestPSSSHA512 = SecKeyAlgorithm("algid:sign:RSA:digest-PSS:SHA512:SHA512")
+    /// PSS over a message hashed with SHA1.
+    public static let rsaSignatureMessagePSSSHA1 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA1:SHA1")
+    /// PSS over a message hashed with SHA224.
+    public static let rsaSignatureMessagePSSSHA224 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA224:SHA224")
+    /// PSS over a message hashed with SHA256.
+    public static let rsaSignatureMessagePSSSHA256 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA256:SHA256")
+    /// PSS over a message hashed with SHA384.
+    public static let rsaSignatureMessagePSSSHA384 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA384:SHA384")
+    /// PSS over a message hashed with SHA512.
+    public static let rsaSignatureMessagePSSSHA512 = SecKeyAlgorithm("algid:sign:RSA:message-PSS:SHA512:SHA512")
+    /// ECDSA over a digest of any length, the signature as r || s.
+    public static let ecdsaSignatureRFC4754 = SecKeyAlgorithm("algid:sign:ECDSA:RFC4754")
+    /// ECDSA over a digest of any length, the signature in DER.
+    public static let ecdsaSignatureDigestX962 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962")
+    /// ECDSA over a SHA1 digest, DER.
+    public static let ecdsaSignatureDigestX962SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA1")
+    /// ECDSA over a SHA224 digest, DER.
+    public static let ecdsaSignatureDigestX962SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA224")
+    /// ECDSA over a SHA256 digest, DER.
+    public static let ecdsaSignatureDigestX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA256")
+    /// ECDSA over a SHA384 digest, DER.
+    public static let ecdsaSignatureDigestX962SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA384")
+    /// ECDSA over a SHA512 digest, DER.
+    public static let ecdsaSignatureDigestX962SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA512")
+    /// ECDSA over a message hashed with SHA1, DER.
+    public static let ecdsaSignatureMessageX962SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA1")
+    /// ECDSA over a message hashed with SHA224, DER.
+    public static let ecdsaSignatureMessageX962SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA224")
+    /// ECDSA over a message hashed with SHA256, DER.
+    public static let ecdsaSignatureMessageX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA256")
+    /// ECDSA over a message hashed with SHA384, DER.
+    public static let ecdsaSignatureMessageX962SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA384")
+    /// ECDSA over a message hashed with SHA512, DER.
+    public static let ecdsaSignatureMessageX962SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:message-X962:SHA512")
+    /// ECDSA over a SHA1 digest, r || s.
+    public static let ecdsaSignatureDigestRFC4754SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA1")
+    /// ECDSA over a SHA224 digest, r || s.
+    public static let ecdsaSignatureDigestRFC4754SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA224")
+    /// ECDSA over a SHA256 digest, r || s.
+    public static let ecdsaSignatureDigestRFC4754SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA256")
+    /// ECDSA over a SHA384 digest, r || s.
+    public static let ecdsaSignatureDigestRFC4754SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA384")
+    /// ECDSA over a SHA512 digest, r || s.
+    public static let ecdsaSignatureDigestRFC4754SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754:SHA512")
+    /// ECDSA over a message hashed with SHA1, r || s.
+    public static let ecdsaSignatureMessageRFC4754SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA1")
+    /// ECDSA over a message hashed with SHA224, r || s.
+    public static let ecdsaSignatureMessageRFC4754SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA224")
+    /// ECDSA over a message hashed with SHA256, r || s.
+    public static let ecdsaSignatureMessageRFC4754SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA256")
+    /// ECDSA over a message hashed with SHA384, r || s.
+    public static let ecdsaSignatureMessageRFC4754SHA384 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA384")
+    /// ECDSA over a message hashed with SHA512, r || s.
+    public static let ecdsaSignatureMessageRFC4754SHA512 = SecKeyAlgorithm("algid:sign:ECDSA:message-RFC4754:SHA512")
+    /// RSA with no padding: one whole block below the modulus.
+    public static let rsaEncryptionRaw = SecKeyAlgorithm("algid:encrypt:RSA:raw")
+    /// RSA with PKCS#1 v1.5 padding.
+    public static let rsaEncryptionPKCS1 = SecKeyAlgorithm("algid:encrypt:RSA:PKCS1")
+    /// RSA-OAEP with SHA1 and MGF1 SHA1.
+    public static let rsaEncryptionOAEPSHA1 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA1")
+    /// RSA-OAEP with SHA224 and MGF1 SHA224.
+    public static let rsaEncryptionOAEPSHA224 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA224")
+    /// RSA-OAEP with SHA256 and MGF1 SHA256.
+    public static let rsaEncryptionOAEPSHA256 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA256")
+    /// RSA-OAEP with SHA384 and MGF1 SHA384.
+    public static let rsaEncryptionOAEPSHA384 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA384")
+    /// RSA-OAEP with SHA512 and MGF1 SHA512.
+    public static let rsaEncryptionOAEPSHA512 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512")
+    /// ECDH: the shared secret.
+    public static let ecdhKeyExchangeStandard = SecKeyAlgorithm("algid:keyexchange:ECDH:standard")
+    /// Cofactor ECDH: the shared secret.
+    public static let ecdhKeyExchangeCofactor = SecKeyAlgorithm("algid:keyexchange:ECDH:cofactor")
+    /// ECDH, the secret through the X9.63 KDF with SHA1.
+    public static let ecdhKeyExchangeStandardX963SHA1 = SecKeyAlgorithm("algid:keyexchange:ECDH:standard:X963SHA1")
+    /// ECDH, the secret through the X9.63 KDF with SHA224.
+    public static let ecdhKeyExchangeStandardX963SHA224 = SecKeyAlgorithm("algid:keyexchange:ECDH:standard:X963SHA224")
+    /// ECDH, the secret through the X9.63 KDF with SHA256.
+    public static let ecdhKeyExchangeStandardX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDH:standard:X963SHA256")
+    /// ECDH, the secret through the X9.63 KDF with SHA384.
+    public static let ecdhKeyExchangeStandardX963SHA384 = SecKeyAlgorithm("algid:keyexchange:ECDH:standard:X963SHA384")
+    /// ECDH, the secret through the X9.63 KDF with SHA512.
+    public static let ecdhKeyExchangeStandardX963SHA512 = SecKeyAlgorithm("algid:keyexchange:ECDH:standard:X963SHA512")
+    /// Cofactor ECDH, the secret through the X9.63 KDF with SHA1.
+    public static let ecdhKeyExchangeCofactorX963SHA1 = SecKeyAlgorithm("algid:keyexchange:ECDH:cofactor:X963SHA1")
+    /// Cofactor ECDH, the secret through the X9.63 KDF with SHA224.
+    public static let ecdhKeyExchangeCofactorX963SHA224 = SecKeyAlgorithm("algid:keyexchange:ECDH:cofactor:X963SHA224")
+    /// Cofactor ECDH, the secret through the X9.63 KDF with SHA256.
+    public static let ecdhKeyExchangeCofactorX963SHA256 = SecKeyAlgorithm("algid:keyexchange:ECDH:cofactor:X963SHA256")
+    /// Cofactor ECDH, the secret through the X9.63 KDF with SHA384.
+    public static let ecdhKeyExchangeCofactorX963SHA384 = SecKeyAlgorithm("algid:keyexchange:ECDH:cofactor:X963SHA384")
+    /// Cofactor ECDH, the secret through the X9.63 KDF with SHA512.
+    public static let ecdhKeyExchangeCofactorX963SHA512 = SecKeyAlgorithm("algid:keyexchange:ECDH:cofactor:X963SHA512")
+
+    /// What the algorithm does, for the keys it is for; `nil` for an identifier this module does not know.
+    var operation: KeyOperation? { Self.operations[identifier] }
+
+    private static let operations: [String: KeyOperation] = [
+        "algid:sign:RSA:raw": .signature(.rsaRaw),
+        "algid:sign:RSA:digest-PKCS1v15": .signature(.rsaPKCS1v15Raw),
+        "algid:sign:RSA:digest-PKCS1v15:SHA1": .signature(.rsaPKCS1v15(.sha1, isDigest: true)),
+        "algid:sign:RSA:digest-PKCS1v15:SHA224": .signature(.rsaPKCS1v15(.sha224, isDigest: true)),
+        "algid:sign:RSA:digest-PKCS1v15:SHA256": .signature(.rsaPKCS1v15(.sha256, isDigest: true)),
+        "algid:sign:RSA:digest-PKCS1v15:SHA384": .signature(.rsaPKCS1v15(.sha384, isDigest: true)),
+        "algid:sign:RSA:digest-PKCS1v15:SHA512": .signature(.rsaPKCS1v15(.sha512, isDigest: true)),
+        "algid:sign:RSA:message-PKCS1v15:SHA1": .signature(.rsaPKCS1v15(.sha1, isDigest: false)),
+        "algid:sign:RSA:message-PKCS1v15:SHA224": .signature(.rsaPKCS1v15(.sha224, isDigest: false)),
+        "algid:sign:RSA:message-PKCS1v15:SHA256": .signature(.rsaPKCS1v15(.sha256, isDigest: false)),
+        "algid:sign:RSA:message-PKCS1v15:SHA384": .signature(.rsaPKCS1v15(.sha384, isDigest: false)),
+        "algid:sign:RSA:message-PKCS1v15:SHA512": .signature(.rsaPKCS1v15(.sha512, isDigest: false)),
+        "algid:sign:RSA:digest-PSS:SHA1:SHA1": .signature(.rsaPSS(.sha1, isDigest: true)),
+        "algid:sign:RSA:digest-PSS:SHA224:SHA224": .signature(.rsaPSS(.sha224, isDigest: true)),
+        "algid:sign:RSA:digest-PSS:SHA256:SHA256": .signature(.rsaPSS(.sha256, isDigest: true)),
+        "algid:sign:RSA:digest-PSS:SHA384:SHA384": .signature(.rsaPSS(.sha384, isDigest: true)),
+        "algid:sign:RSA:digest-PSS:SHA512:SHA512": .signature(.rsaPSS(.sha512, isDigest: true)),
+        "algid:sign:RSA:message-PSS:SHA1:SHA1": .signature(.rsaPSS(.sha1, isDigest: false)),
+        "algid:sign:RSA:message-PSS:SHA224:SHA224": .signature(.rsaPSS(.sha224, isDigest: false)),
+        "algid:sign:RSA:message-PSS:SHA256:SHA256": .signature(.rsaPSS(.sha256, isDigest: false)),
+        "algid:sign:RSA:message-PSS:SHA384:SHA384": .signature(.rsaPSS(.sha384, isDigest: false)),
+        "algid:sign:RSA:message-PSS:SHA512:SHA512": .signature(.rsaPSS(.sha512, isDigest: false)),
+        "algid:sign:ECDSA:RFC4754": .signature(.ecdsaRFC4754(nil, isDigest: true)),
+        "algid:sign:ECDSA:digest-X962": .signature(.ecdsaX962(nil, isDigest: true)),
+        "algid:sign:ECDSA:digest-X962:SHA1": .signature(.ecdsaX962(.sha1, isDigest: true)),
+        "algid:sign:ECDSA:digest-X962:SHA224": .signature(.ecdsaX962(.sha224, isDigest: true)),
+        "algid:sign:ECDSA:digest-X962:SHA256": .signature(.ecdsaX962(.sha256, isDigest: true)),
+        "algid:sign:ECDSA:digest-X962:SHA384": .signature(.ecdsaX962(.sha384, isDigest: true)),
+        "algid:sign:ECDSA:digest-X962:SHA512": .signature(.ecdsaX962(.sha512, isDigest: true)),
+        "algid:sign:ECDSA:message-X962:SHA1": .signature(.ecdsaX962(.sha1, isDigest: false)),
+        "algid:sign:ECDSA:message-X962:SHA224": .signature(.ecdsaX962(.sha224, isDigest: false)),
+        "algid:sign:ECDSA:message-X962:SHA256": .signature(.ecdsaX962(.sha256, isDigest: false)),
+        "algid:sign:ECDSA:message-X962:SHA384": .signature(.ecdsaX962(.sha384, isDigest: false)),
+        "algid:sign:ECDSA:message-X962:SHA512": .signature(.ecdsaX962(.sha512, isDigest: false)),
+        "algid:sign:ECDSA:digest-RFC4754:SHA1": .signature(.ecdsaRFC4754(.sha1, isDigest: true)),
+        "algid:sign:ECDSA:digest-RFC4754:SHA224": .signature(.ecdsaRFC4754(.sha224, isDigest: true)),
+        "algid:sign:ECDSA:digest-RFC4754:SHA256": .signature(.ecdsaRFC4754(.sha256, isDigest: true)),
+        "algid:sign:ECDSA:digest-RFC4754:SHA384": .signature(.ecdsaRFC4754(.sha384, isDigest: true)),
+        "algid:sign:ECDSA:digest-RFC4754:SHA512": .signature(.ecdsaRFC4754(.sha512, isDigest: true)),
+        "algid:sign:ECDSA:message-RFC4754:SHA1": .signature(.ecdsaRFC4754(.sha1, isDigest: false)),
+        "algid:sign:ECDSA:message-RFC4754:SHA224": .signature(.ecdsaRFC4754(.sha224, isDigest: false)),
+        "algid:sign:ECDSA:message-RFC4754:SHA256": .signature(.ecdsaRFC4754(.sha256, isDigest: false)),
+        "algid:sign:ECDSA:message-RFC4754:SHA384": .signature(.ecdsaRFC4754(.sha384, isDigest: false)),
+        "algid:sign:ECDSA:message-RFC4754:SHA512": .signature(.ecdsaRFC4754(.sha512, isDigest: false)),
+        "algid:encrypt:RSA:raw": .encryption(.raw),
+        "algid:encrypt:RSA:PKCS1": .encryption(.pkcs1),
+        "algid:encrypt:RSA:OAEP:SHA1": .encryption(.oaep(.sha1)),
+        "algid:encrypt:RSA:OAEP:SHA224": .encryption(.oaep(.sha224)),
+        "algid:encrypt:RSA:OAEP:SHA256": .encryption(.oaep(.sha256)),
+        "algid:encrypt:RSA:OAEP:SHA384": .encryption(.oaep(.sha384)),
+        "algid:encrypt:RSA:OAEP:SHA512": .encryption(.oaep(.sha512)),
+        "algid:keyexchange:ECDH:standard": .keyExchange(cofactor: false, kdf: nil),
+        "algid:keyexchange:ECDH:cofactor": .keyExchange(cofactor: true, kdf: nil),
+        "algid:keyexchange:ECDH:standard:X963SHA1": .keyExchange(cofactor: false, kdf: .sha1),
+        "algid:keyexchange:ECDH:standard:X963SHA224": .keyExchange(cofactor: false, kdf: .sha224),
+        "algid:keyexchange:ECDH:standard:X963SHA256": .keyExchange(cofactor: false, kdf: .sha256),
+        "algid:keyexchange:ECDH:standard:X963SHA384": .keyExchange(cofactor: false, kdf: .sha384),
+        "algid:keyexchange:ECDH:standard:X963SHA512": .keyExchange(cofactor: false, kdf: .sha512),
+        "algid:keyexchange:ECDH:cofactor:X963SHA1": .keyExchange(cofactor: true, kdf: .sha1),
+        "algid:keyexchange:ECDH:cofactor:X963SHA224": .keyExchange(cofactor: true, kdf: .sha224),
+        "algid:keyexchange:ECDH:cofactor:X963SHA256": .keyExchange(cofactor: true, kdf: .sha256),
+        "algid:keyexchange:ECDH:cofactor:X963SHA384": .keyExchange(cofactor: true, kdf: .sha384),
+        "algid:keyexchange:ECDH:cofactor:X963SHA512": .keyExchange(cofactor: true, kdf: .sha512),
+    ]
+}
+
+/// What an algorithm does, in the key layer's terms.
+enum KeyOperation: Sendable, Hashable {
+    case signature(SignatureScheme)
+    case encryption(EncryptionPadding)
+    case keyExchange(cofactor: Bool, kdf: Digest?)
+}

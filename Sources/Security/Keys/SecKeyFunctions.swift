@@ -1,0 +1,216 @@
+import Foundation
+import KeychainCore
+import KeychainKeys
+
+// Apple's key functions (SecKey.h), on the key layer (KeychainKeys). Each reports a failure as Apple does: `nil` or
+// `false`, and a `CFError` whose code is the status (errSecParam for an algorithm the key does not support or input
+// it cannot take) and whose description names what was wrong.
+
+/// Runs `body`, reporting an `EngineError` it throws to `error` and answering `nil`.
+private func reporting<Result>(
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: () throws(EngineError) -> Result
+) -> Result? {
+    do throws(EngineError) {
+        let result = try body()
+        LastErrorMessage.record(nil)
+        return result
+    } catch let failure {
+        CFErrorOut.report(failure, to: error)
+        return nil
+    }
+}
+
+/// A new key pair's private key, described by `parameters`: `kSecAttrKeyType` (RSA or EC) and
+/// `kSecAttrKeySizeInBits` (RSA 1024–4096; EC 256, 384 or 521). `kSecAttrIsPermanent` (default `false`, as Apple's)
+/// would store the key in the keychain, which is not built yet (issue 24): such a request fails with
+/// errSecUnimplemented saying so, as does a token (`kSecAttrTokenID`, the Secure Enclave: issue 26).
+public func SecKeyCreateRandomKey(
+    _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? {
+    reporting(error) { () throws(EngineError) -> SecKey in
+        let request = try KeyParameters(parameters, nested: kSecPrivateKeyAttrs as String)
+        if request.isPermanent {
+            throw EngineError(
+                .unimplemented, "keys stored in the keychain (kSecAttrIsPermanent) are not supported yet")
+        }
+        if let token = request.tokenID {
+            throw EngineError(.unimplemented, "keys in a token (kSecAttrTokenID \(token)) are not supported yet")
+        }
+        guard let bits = request.sizeInBits else {
+            throw EngineError(.param, "the key size (kSecAttrKeySizeInBits) is missing")
+        }
+        let key =
+            request.isRSA
+            ? try AsymmetricKey.generateRSA(bits: bits) : try AsymmetricKey.generateEC(KeyParameters.curve(bits: bits))
+        return try SecKey(key: key, tag: request.tag, label: request.label)
+    }
+}
+
+/// A key from its external representation (PKCS#1 for RSA, ANSI X9.63 for EC), as `attributes` name it:
+/// `kSecAttrKeyType` and `kSecAttrKeyClass` (public or private) are required; a size given beside them is ignored,
+/// as Apple ignores it: the data decides. Data that is not such a key (a point off its curve, halves that do not
+/// match) is errSecParam.
+public func SecKeyCreateWithData(
+    _ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? {
+    reporting(error) { () throws(EngineError) -> SecKey in
+        let request = try KeyParameters(attributes)
+        guard let isPrivate = request.isPrivate else {
+            throw EngineError(.param, "the key class (kSecAttrKeyClass) is missing")
+        }
+        let data = keyData as Data
+        let key = try AsymmetricKey.importing(data, kind: request.isRSA ? .rsa : .ec(.p256), isPrivate: isPrivate)
+        return try SecKey(key: key, tag: request.tag, label: request.label)
+    }
+}
+
+/// The key's external representation (PKCS#1 for RSA, ANSI X9.63 for EC).
+public func SecKeyCopyExternalRepresentation(
+    _ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reporting(error) { () throws(EngineError) -> CFData in NSData(data: try key.key.externalRepresentation()) }
+}
+
+/// The public key of a key pair (the key itself when it is public).
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    guard key.key.isPrivate else { return key }
+    return try? SecKey(key: key.key.publicKey(), tag: key.tag, label: key.label)
+}
+
+/// The key's attributes: its class, type, sizes, application label (the SHA-1 of its public key), what it can do,
+/// its tag and label when it was given them, and its external representation (`v_Data`), as Apple's.
+public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    let isPrivate = key.key.isPrivate
+    var attributes: [String: Any] = [
+        kSecAttrKeyClass as String: isPrivate ? kSecAttrKeyClassPrivate as String : kSecAttrKeyClassPublic as String,
+        kSecAttrKeyType as String: key.keyType,
+        kSecAttrKeySizeInBits as String: key.key.sizeInBits,
+        kSecAttrEffectiveKeySize as String: key.key.sizeInBits,
+        kSecAttrIsPermanent as String: false,
+        kSecAttrIsExtractable as String: true,
+        kSecAttrCanSign as String: isPrivate,
+        kSecAttrCanVerify as String: !isPrivate,
+        kSecAttrCanDecrypt as String: isPrivate && key.key.kind == .rsa,
+        kSecAttrCanEncrypt as String: !isPrivate && key.key.kind == .rsa,
+        kSecAttrCanDerive as String: isPrivate && key.key.kind != .rsa,
+        kSecAttrCanWrap as String: false,
+        kSecAttrCanUnwrap as String: false,
+    ]
+    if let label = try? Digest.sha1.hash(key.publicBytes) { attributes[kSecAttrApplicationLabel as String] = label }
+    if let tag = key.tag { attributes[kSecAttrApplicationTag as String] = tag }
+    if let label = key.label { attributes[kSecAttrLabel as String] = label }
+    if let bytes = try? key.key.externalRepresentation() { attributes[kSecValueData as String] = bytes }
+    return NSDictionary(dictionary: attributes)
+}
+
+/// The size in bytes of the key's largest single output: the modulus for RSA, a DER signature for EC.
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int {
+    key.key.blockSize
+}
+
+/// Whether `algorithm` can do `operation` with `key`: a signature with a private key, a verification with either,
+/// encryption with an RSA key, decryption with an RSA private key, a key exchange with an EC private key, each with
+/// an algorithm of the key's family.
+public func SecKeyIsAlgorithmSupported(
+    _ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm
+) -> Bool {
+    guard let action = algorithm.operation else { return false }
+    let isRSA = key.key.kind == .rsa
+    let isPrivate = key.key.isPrivate
+    switch (operation, action) {
+    case (.sign, .signature(let scheme)): return isPrivate && scheme.isRSA == isRSA
+    case (.verify, .signature(let scheme)): return scheme.isRSA == isRSA
+    case (.encrypt, .encryption): return isRSA
+    case (.decrypt, .encryption): return isRSA && isPrivate
+    case (.keyExchange, .keyExchange): return !isRSA && isPrivate
+    default: return false
+    }
+}
+
+/// The signature of `dataToSign` (a message or a digest, as the algorithm says) by a private key.
+public func SecKeyCreateSignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reporting(error) { () throws(EngineError) -> CFData in
+        guard case .signature(let scheme) = algorithm.operation, SecKeyIsAlgorithmSupported(key, .sign, algorithm)
+        else { throw unsupported(algorithm, .sign, key) }
+        return NSData(data: try key.key.sign(dataToSign as Data, scheme: scheme))
+    }
+}
+
+/// Whether `signature` is the signature of `signedData` by the key (or its private half). A signature that does
+/// not verify is `false` with errSecVerifyFailed in `error`; an algorithm the key does not support is errSecParam.
+public func SecKeyVerifySignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> Bool {
+    reporting(error) { () throws(EngineError) -> Bool in
+        guard case .signature(let scheme) = algorithm.operation, SecKeyIsAlgorithmSupported(key, .verify, algorithm)
+        else { throw unsupported(algorithm, .verify, key) }
+        guard try key.key.verify(signature as Data, of: signedData as Data, scheme: scheme) else {
+            throw EngineError(.verifyFailed, "the signature does not verify with this key and \(algorithm.identifier)")
+        }
+        return true
+    } ?? false
+}
+
+/// `plaintext` encrypted with an RSA key's public half.
+public func SecKeyCreateEncryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reporting(error) { () throws(EngineError) -> CFData in
+        guard case .encryption(let padding) = algorithm.operation, SecKeyIsAlgorithmSupported(key, .encrypt, algorithm)
+        else { throw unsupported(algorithm, .encrypt, key) }
+        return NSData(data: try key.key.encrypt(plaintext as Data, padding: padding))
+    }
+}
+
+/// `ciphertext` decrypted with an RSA private key.
+public func SecKeyCreateDecryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reporting(error) { () throws(EngineError) -> CFData in
+        guard case .encryption(let padding) = algorithm.operation, SecKeyIsAlgorithmSupported(key, .decrypt, algorithm)
+        else { throw unsupported(algorithm, .decrypt, key) }
+        return NSData(data: try key.key.decrypt(ciphertext as Data, padding: padding))
+    }
+}
+
+/// The result of a key exchange between a private key and another party's public key: the shared secret, or for
+/// the X9.63 algorithms the key derived from it (`kSecKeyKeyExchangeParameterRequestedSize` bytes, required, with
+/// `kSecKeyKeyExchangeParameterSharedInfo` when given).
+public func SecKeyCopyKeyExchangeResult(
+    _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    reporting(error) { () throws(EngineError) -> CFData in
+        guard case .keyExchange(let cofactor, let kdf) = algorithm.operation,
+            SecKeyIsAlgorithmSupported(privateKey, .keyExchange, algorithm)
+        else { throw unsupported(algorithm, .keyExchange, privateKey) }
+        let secret = try privateKey.key.sharedSecret(with: publicKey.key, cofactor: cofactor)
+        guard let kdf else { return NSData(data: secret) }
+        var values: [String: Any] = [:]
+        for (key, value) in try SecItemDictionary.entries(of: parameters) { values[key] = value }
+        let sizeKey = kSecKeyKeyExchangeParameterRequestedSize as String
+        guard let sizeValue = values[sizeKey], let size = FoundationValue.integer(sizeValue), size > 0 else {
+            throw EngineError(
+                .param, "\(algorithm.identifier) needs a positive kSecKeyKeyExchangeParameterRequestedSize")
+        }
+        let infoKey = kSecKeyKeyExchangeParameterSharedInfo as String
+        let info = try values[infoKey].map { (value) throws(EngineError) in
+            try FoundationValue.requireData(value, for: infoKey)
+        }
+        return NSData(data: try X963KDF.derive(secret, sharedInfo: info ?? Data(), size: Int(size), digest: kdf))
+    }
+}
+
+/// errSecParam: the algorithm cannot do this with this key.
+private func unsupported(_ algorithm: SecKeyAlgorithm, _ operation: SecKeyOperationType, _ key: SecKey) -> EngineError {
+    EngineError(
+        .param,
+        "\(algorithm.identifier) does not support \(operation) with \(key.description) "
+            + "(SecKeyIsAlgorithmSupported answers false)")
+}
