@@ -14,6 +14,8 @@ let package = Package(
         // system (macOS's, Windows') cannot hold apart.
         .executable(name: "security", targets: ["security-tool"]),
         .library(name: "FileProtection", targets: ["FileProtection"]),
+        // Apple's CommonCrypto digests, HMAC, AES and PBKDF2, which key code imports beside Security.
+        .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .library(name: "KeychainSync", targets: ["KeychainSync"]),
         .executable(name: "keychaind", targets: ["keychaind"]),
     ],
@@ -56,6 +58,8 @@ let package = Package(
             name: "KeychainKeys",
             dependencies: ["KeychainCore", "CLibCrypto"]
         ),
+        // Apple's CommonCrypto (CC_SHA256, CCHmac, CCCrypt, CCKeyDerivationPBKDF) on OpenSSL's libcrypto.
+        .target(name: "CommonCrypto", dependencies: ["CLibCrypto"]),
         // keychaind's protocol: the messages, their wire format, and the SOCK_SEQPACKET socket they travel on.
         .target(
             name: "KeychainWire",
@@ -168,7 +172,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainKeysTests",
-            dependencies: ["TestSupport", "KeychainKeys", "KeychainCore"]
+            dependencies: ["TestSupport", "KeychainKeys", "KeychainCore", "CommonCrypto"]
         ),
         .testTarget(
             name: "FileProtectionTests",

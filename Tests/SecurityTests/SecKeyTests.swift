@@ -130,3 +130,49 @@ struct SecKeyTests {
         }
     }
 }
+
+/// The legacy functions older wrappers call: raw buffers, `SecPadding`, plain statuses.
+@Suite("SecKey: the legacy functions (SecKeyEncrypt, SecKeyRawSign …)")
+struct SecKeyLegacyTests {
+    private func rsaKey() throws -> SecKey {
+        var error: Unmanaged<CFError>?
+        let attributes: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
+        ]
+        return try #require(SecKeyCreateRandomKey(attributes as CFDictionary, &error))
+    }
+
+    @Test("PKCS#1 and OAEP encryption round trips; a buffer too small is errSecParam")
+    func encryption() throws {
+        let privateKey = try rsaKey()
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        let plain = Array("legacy secret".utf8)
+        for padding in [SecPadding.PKCS1, .OAEP] {
+            var cipher = [UInt8](repeating: 0, count: SecKeyGetBlockSize(publicKey))
+            var cipherLength = cipher.count
+            #expect(SecKeyEncrypt(publicKey, padding, plain, plain.count, &cipher, &cipherLength) == errSecSuccess)
+            var opened = [UInt8](repeating: 0, count: 256)
+            var openedLength = opened.count
+            #expect(SecKeyDecrypt(privateKey, padding, cipher, cipherLength, &opened, &openedLength) == errSecSuccess)
+            #expect(Array(opened.prefix(openedLength)) == plain)
+            var tiny = [UInt8](repeating: 0, count: 4)
+            var tinyLength = tiny.count
+            #expect(SecKeyEncrypt(publicKey, padding, plain, plain.count, &tiny, &tinyLength) == errSecParam)
+        }
+    }
+
+    @Test("RawSign over a SHA-256 digest verifies; a changed digest is errSSLCrypto; MD5 padding is errSecParam")
+    func signatures() throws {
+        let privateKey = try rsaKey()
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        var digest = [UInt8](repeating: 0, count: 32)
+        for index in digest.indices { digest[index] = UInt8(index) }
+        var signature = [UInt8](repeating: 0, count: 256)
+        var length = signature.count
+        #expect(SecKeyRawSign(privateKey, .PKCS1SHA256, digest, digest.count, &signature, &length) == errSecSuccess)
+        #expect(SecKeyRawVerify(publicKey, .PKCS1SHA256, digest, digest.count, signature, length) == errSecSuccess)
+        digest[0] ^= 1
+        #expect(SecKeyRawVerify(publicKey, .PKCS1SHA256, digest, digest.count, signature, length) == errSSLCrypto)
+        #expect(SecKeyRawSign(privateKey, .PKCS1MD5, digest, 16, &signature, &length) == errSecParam)
+    }
+}
