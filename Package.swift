@@ -93,7 +93,8 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench",
             dependencies: [
-                "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "CSQLite", "CSodium",
+                "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "KeychainKeys",
+                "CLibCrypto", "CSQLite", "CSodium",
             ]
         ),
         .executableTarget(

@@ -35,8 +35,8 @@ package final class AsymmetricKey: @unchecked Sendable {
         package var fieldBytes: Int { (rawValue + 7) / 8 }
     }
 
-    /// The `EVP_PKEY`.
-    let handle: OpaquePointer
+    /// The `EVP_PKEY` (the package's bench times libcrypto on it directly, as the floor of the key operations).
+    package let handle: OpaquePointer
     /// RSA or EC, and the curve.
     package let kind: Kind
     /// Whether the key holds its private half.

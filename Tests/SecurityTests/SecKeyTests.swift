@@ -176,3 +176,28 @@ struct SecKeyLegacyTests {
         #expect(SecKeyRawSign(privateKey, .PKCS1MD5, digest, 16, &signature, &length) == errSecParam)
     }
 }
+
+@Suite("CFGetTypeID tells keys, certificates and identities apart, as key code checks them")
+struct TypeIDTests {
+    @Test("Each type its own identifier; a SecKey is one whatever the reference it came through")
+    func typeIDs() throws {
+        var error: Unmanaged<CFError>?
+        let attributes: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+        ]
+        let key = try #require(SecKeyCreateRandomKey(attributes as CFDictionary, &error))
+        let reference: CFTypeRef = key
+        #expect(CFGetTypeID(reference) == SecKeyGetTypeID())
+        #expect(CFGetTypeID(reference) != SecCertificateGetTypeID())
+        #expect(CFGetTypeID(NSString(string: "s")) == CFStringGetTypeID())
+        #expect(CFGetTypeID(NSNumber(value: true)) == CFBooleanGetTypeID())
+        #expect(CFGetTypeID(NSNumber(value: 3)) == CFNumberGetTypeID())
+        #expect(CFGetTypeID(NSData()) == CFDataGetTypeID())
+        let identifiers = [
+            SecKeyGetTypeID(), SecCertificateGetTypeID(), SecIdentityGetTypeID(), SecAccessControlGetTypeID(),
+            CFStringGetTypeID(), CFDataGetTypeID(), CFNumberGetTypeID(), CFBooleanGetTypeID(), CFDictionaryGetTypeID(),
+            CFArrayGetTypeID(), CFDateGetTypeID(),
+        ]
+        #expect(Set(identifiers).count == identifiers.count)
+    }
+}
