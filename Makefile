@@ -82,6 +82,9 @@ install: static-security
 	sed 's#/usr/local/bin/security#$(PREFIX)/bin/security#' systemd/keychain-sync.service \
 		> $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 man/security.1 $(DESTDIR)$(PREFIX)/share/man/man1/security.1
+	install -m 0644 man/keychaind.8 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
 	@if [ -z "$(DESTDIR)" ]; then \
 		getent passwd keychaind >/dev/null || useradd --system --user-group --no-create-home \
 			--home-dir /var/lib/swift-keychain --shell /usr/sbin/nologin keychaind; \
@@ -101,6 +104,7 @@ uninstall:
 	rmdir $(DESTDIR)$(PREFIX)/libexec/swift-keychain 2>/dev/null || true
 	rm -f $(DESTDIR)$(UNITDIR)/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.service
 	rm -f $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/security.1 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 # Long crash and concurrency loops, run before resolving the issues they belong to.
