@@ -85,6 +85,8 @@ install: static-security
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0644 man/security.1 $(DESTDIR)$(PREFIX)/share/man/man1/security.1
 	install -m 0644 man/keychaind.8 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 completion/security.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/security
 	@if [ -z "$(DESTDIR)" ]; then \
 		getent passwd keychaind >/dev/null || useradd --system --user-group --no-create-home \
 			--home-dir /var/lib/swift-keychain --shell /usr/sbin/nologin keychaind; \
@@ -105,6 +107,7 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.service
 	rm -f $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/security.1 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/security
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 # Long crash and concurrency loops, run before resolving the issues they belong to.
