@@ -108,6 +108,13 @@ while !arguments.isEmpty {
 /// The prompt-to-Argon2id path of a program: the passcode asked for, the keychain unlocked with it, and an item
 /// that needs it read through the authentication loop, every value released before the test looks.
 func unlockAndRead(_ backend: any KeychainBackend, account: String) {
+    // The outcome is printed only once `read` has returned and released the passcode and the loop's copy of it: the
+    // test looks at this process's memory as soon as it reads the line (printing inside would race the release).
+    emit(read(backend, account: account))
+}
+
+/// Unlocks with the passcode asked for and reads the item; the line to print.
+func read(_ backend: any KeychainBackend, account: String) -> [String: Any] {
     let caller = Caller(applicationIdentifier: "probe", accessGroups: ["probe"])
     do throws(EngineError) {
         let passcode = try AuthenticationContext().ask(.passcode, reason: "unlock for the probe", attempt: 1)
@@ -119,9 +126,9 @@ func unlockAndRead(_ backend: any KeychainBackend, account: String) {
             query.authentication = authentication
             return try backend.copyMatching(query, for: caller)
         }
-        emit(["outcome": "unlocked", "length": items.first?.data?.count ?? -1])
+        return ["outcome": "unlocked", "length": items.first?.data?.count ?? -1]
     } catch {
-        emit(["outcome": "failed", "reason": error.message])
+        return ["outcome": "failed", "reason": error.message]
     }
 }
 
