@@ -93,6 +93,13 @@ package final class Certificate: @unchecked Sendable {
     package var issuerDER: Data? { Self.der(of: X509_get_issuer_name(handle)) }
     package var subjectDER: Data? { Self.der(of: X509_get_subject_name(handle)) }
 
+    /// The subject key identifier extension's octets, when the certificate has one.
+    package var subjectKeyIdentifier: Data? {
+        guard let identifier = X509_get0_subject_key_id(handle), let bytes = ASN1_STRING_get0_data(identifier)
+        else { return nil }
+        return Data(bytes: bytes, count: Int(ASN1_STRING_length(identifier)))
+    }
+
     /// The certified public key.
     package func publicKey() throws(EngineError) -> AsymmetricKey {
         guard let key = X509_get_pubkey(handle) else {

@@ -87,7 +87,7 @@ import Testing
             #expect(copy([kSecValuePersistentRef as String: Data(saved.prefix(12))]).status == errSecParam)
             #expect(copy([kSecValuePersistentRef as String: "genp"]).status == errSecParam)
             var unknownClass = saved
-            unknownClass.replaceSubrange(0..<4, with: bytes("keys"))
+            unknownClass.replaceSubrange(0..<4, with: bytes("zzzz"))
             #expect(copy([kSecValuePersistentRef as String: unknownClass]).status == errSecParam)
             #expect(add(password("b", [kSecValuePersistentRef as String: saved])).status == errSecParam)
         }

@@ -115,11 +115,6 @@ struct SecKeyTests {
         #expect(attributes[kSecAttrKeySizeInBits as String] as? Int == 256)
         #expect(attributes[kSecAttrApplicationTag as String] as? Data == tag)
         #expect((attributes[kSecAttrApplicationLabel as String] as? Data)?.count == 20)
-        // Stored keys are not built yet: said plainly, never a silent in-memory key.
-        var permanent = parameters
-        permanent[kSecAttrIsPermanent as String] = true
-        #expect(SecKeyCreateRandomKey(permanent as CFDictionary, &error) == nil)
-        #expect(status(error) == Int(errSecUnimplemented))
         // A size the family does not have, or no type: errSecParam naming it.
         for bad: [String: Any] in [
             [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 255],

@@ -46,6 +46,55 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     case port = "port"
     /// The path (`path`), internet passwords only.
     case path = "path"
+    /// Whether the key is public (0), private (1) or symmetric (2) (`kcls`), keys only.
+    case keyClass = "kcls"
+    /// The key's application label (`klbl`), keys only: the SHA-1 of its public key, which a certificate's
+    /// ``publicKeyHash`` matches.
+    case applicationLabel = "klbl"
+    /// The application's own tag for the key (`atag`), keys only.
+    case applicationTag = "atag"
+    /// The key's size in bits (`bsiz`), keys only.
+    case keySizeInBits = "bsiz"
+    /// The key's effective size in bits (`esiz`), keys only.
+    case effectiveKeySize = "esiz"
+    /// Whether the key is stored in the keychain (`perm`), keys only.
+    case isPermanent = "perm"
+    /// Whether the key's bytes may leave the keychain (`extr`), keys only.
+    case isExtractable = "extr"
+    /// Whether the key is sensitive (`sens`), keys only.
+    case isSensitive = "sens"
+    /// Whether the key can encrypt (`encr`), keys only.
+    case canEncrypt = "encr"
+    /// Whether the key can decrypt (`decr`), keys only.
+    case canDecrypt = "decr"
+    /// Whether the key can derive another (`drve`), keys only.
+    case canDerive = "drve"
+    /// Whether the key can sign (`sign`), keys only.
+    case canSign = "sign"
+    /// Whether the key can verify (`vrfy`), keys only.
+    case canVerify = "vrfy"
+    /// Whether the key can wrap another (`wrap`), keys only.
+    case canWrap = "wrap"
+    /// Whether the key can unwrap another (`unwp`), keys only.
+    case canUnwrap = "unwp"
+    /// The token the key lives in (`tkid`), keys only.
+    case tokenID = "tkid"
+    /// The certificate's type, 3 for X.509 version 3 (`ctyp`), certificates only.
+    case certificateType = "ctyp"
+    /// The certificate's encoding, 3 for DER (`cenc`), certificates only.
+    case certificateEncoding = "cenc"
+    /// The certificate's subject, its DER name (`subj`), certificates only.
+    case subject = "subj"
+    /// The certificate's issuer, its DER name (`issr`), certificates only.
+    case issuer = "issr"
+    /// The certificate's serial number, its DER content octets (`slnr`), certificates only.
+    case serialNumber = "slnr"
+    /// The certificate's subject key identifier (`skid`), certificates only.
+    case subjectKeyID = "skid"
+    /// The SHA-1 of the certified public key (`pkhh`), certificates only: its private key's ``applicationLabel``.
+    case publicKeyHash = "pkhh"
+    /// An alias, such as an e-mail address (`alis`), keys and certificates.
+    case alias = "alis"
 
     /// The attribute's position in ``ItemAttributes``'s fixed storage: alphabetical by four-character name, so
     /// storage order is name order.
@@ -54,25 +103,49 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
         case .accessControl: 0
         case .account: 1
         case .accessGroup: 2
-        case .authenticationType: 3
-        case .creationDate: 4
-        case .creator: 5
-        case .itemDescription: 6
-        case .generic: 7
-        case .comment: 8
-        case .isInvisible: 9
-        case .label: 10
-        case .modificationDate: 11
-        case .isNegative: 12
-        case .path: 13
-        case .accessible: 14
-        case .port: 15
-        case .`protocol`: 16
-        case .securityDomain: 17
-        case .server: 18
-        case .service: 19
-        case .synchronizable: 20
-        case .type: 21
+        case .alias: 3
+        case .applicationTag: 4
+        case .authenticationType: 5
+        case .keySizeInBits: 6
+        case .creationDate: 7
+        case .certificateEncoding: 8
+        case .creator: 9
+        case .certificateType: 10
+        case .canDecrypt: 11
+        case .itemDescription: 12
+        case .canDerive: 13
+        case .canEncrypt: 14
+        case .effectiveKeySize: 15
+        case .isExtractable: 16
+        case .generic: 17
+        case .comment: 18
+        case .isInvisible: 19
+        case .issuer: 20
+        case .keyClass: 21
+        case .applicationLabel: 22
+        case .label: 23
+        case .modificationDate: 24
+        case .isNegative: 25
+        case .path: 26
+        case .accessible: 27
+        case .isPermanent: 28
+        case .publicKeyHash: 29
+        case .port: 30
+        case .`protocol`: 31
+        case .securityDomain: 32
+        case .isSensitive: 33
+        case .canSign: 34
+        case .subjectKeyID: 35
+        case .serialNumber: 36
+        case .server: 37
+        case .subject: 38
+        case .service: 39
+        case .synchronizable: 40
+        case .tokenID: 41
+        case .type: 42
+        case .canUnwrap: 43
+        case .canVerify: 44
+        case .canWrap: 45
         }
     }
 
@@ -85,28 +158,43 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
         .creator, .type, .label, .isInvisible, .isNegative, .accessControl,
     ]
 
+    /// The attributes keys and certificates share with every class (Apple's schema gives them no description,
+    /// comment, invisible or negative flag).
+    static let commonToCredentials: [AttributeKey] = [
+        .accessGroup, .accessible, .synchronizable, .creationDate, .modificationDate, .label, .accessControl,
+    ]
+
     /// The type of value the attribute holds.
     public var valueType: AttributeValue.Kind {
         switch self {
         case .accessGroup, .accessible, .itemDescription, .comment, .label, .account, .service, .securityDomain,
             .server, .protocol, .authenticationType, .path:
             .string
-        case .generic, .accessControl: .data
-        case .creator, .type, .port: .integer
-        case .synchronizable, .isInvisible, .isNegative: .bool
+        case .tokenID: .string
+        case .generic, .accessControl, .applicationLabel, .applicationTag, .subject, .issuer, .serialNumber,
+            .subjectKeyID, .publicKeyHash, .alias:
+            .data
+        case .creator, .type, .port, .keyClass, .keySizeInBits, .effectiveKeySize, .certificateType,
+            .certificateEncoding:
+            .integer
+        case .synchronizable, .isInvisible, .isNegative, .isPermanent, .isExtractable, .isSensitive, .canEncrypt,
+            .canDecrypt, .canDerive, .canSign, .canVerify, .canWrap, .canUnwrap:
+            .bool
         case .creationDate, .modificationDate: .date
         }
     }
 
     /// Whether the attribute is one of Apple's blob attributes (`SecItemSchema.c`: `acct`, `svce`, `gena`, `labl`,
-    /// `desc`, `icmt`, `srvr`, `sdmn`, `atyp`, `path`), which hold text or bytes.
+    /// `desc`, `icmt`, `srvr`, `sdmn`, `atyp`, `path`; a key's `klbl`, `atag`, a certificate's `subj`, `issr`,
+    /// `slnr`, `skid`, `pkhh`, and `alis`), which hold text or bytes.
     ///
     /// Such a value is kept as it was given, text or bytes, and compared as bytes: text and its UTF-8 bytes match
     /// each other, hash the same in the blind indexes and count as one primary key.
     public var holdsTextOrBytes: Bool {
         switch self {
         case .account, .service, .generic, .label, .itemDescription, .comment, .server, .securityDomain,
-            .authenticationType, .path:
+            .authenticationType, .path, .applicationLabel, .applicationTag, .subject, .issuer, .serialNumber,
+            .subjectKeyID, .publicKeyHash, .alias:
             true
         default: false
         }

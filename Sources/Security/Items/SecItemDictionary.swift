@@ -20,8 +20,16 @@ struct SecItemDictionary {
     var synchronizable: SynchronizableValue?
     /// `kSecAttrAccessControl`, when present.
     var accessControl: SecAccessControl?
+    /// Whether the dictionary names the identity class (`kSecClassIdentity`): a certificate joined with the private
+    /// key of its public key. ``itemClass`` is then ``ItemClass/certificate``, and the key's own attributes are in
+    /// ``identityKeyAttributes``.
+    var isIdentity = false
+    /// For an identity, the attributes only its private key has (`atag`, say).
+    var identityKeyAttributes = ItemAttributes()
     /// `kSecValueData`, when present.
     var data: Data?
+    /// `kSecValueRef`, when present: a `SecKey`, `SecCertificate` or `SecIdentity` of the dictionary's class.
+    var reference: AnyObject?
     /// `kSecValuePersistentRef`, when present.
     var persistentReference: PersistentReference?
     /// What the `kSecReturn…` keys set to true ask for (``returnsReference`` aside).
@@ -67,7 +75,10 @@ struct SecItemDictionary {
     init(_ dictionary: NSDictionary) throws(EngineError) {
         let entries = try Self.entries(of: dictionary)
         if let value = entries.first(where: { $0.key == SecItemKeys.itemClass })?.value {
-            explicitClass = try Self.itemClass(value)
+            (explicitClass, isIdentity) = try Self.itemClass(value)
+        } else if let value = entries.first(where: { $0.key == SecItemKeys.valueReference })?.value {
+            // Apple's server takes the class of an object given without one.
+            (explicitClass, isIdentity) = Self.itemClass(ofReference: value)
         }
         if let value = entries.first(where: { $0.key == SecItemKeys.valuePersistentReference })?.value {
             persistentReference = try Self.persistentReference(value)
@@ -98,7 +109,14 @@ struct SecItemDictionary {
     }
 
     private mutating func add(_ key: String, _ value: Any) throws(EngineError) {
-        if key.utf16.count == 4 {
+        if key.utf16.count == 4, isIdentity, let attribute = AttributeKey(rawValue: key),
+            !ItemClass.certificate.has(attribute), ItemClass.key.has(attribute)
+        {
+            // An identity's query may name its private key's attributes too.
+            if case .attribute(let attribute, let attributeValue) = try AttributeEntry(key, value, itemClass: .key) {
+                identityKeyAttributes[attribute] = attributeValue
+            }
+        } else if key.utf16.count == 4 {
             switch try AttributeEntry(key, value, itemClass: itemClass) {
             case .ignored: break
             case .synchronizable(let synchronizable): self.synchronizable = synchronizable
@@ -154,7 +172,20 @@ struct SecItemDictionary {
         switch key {
         case SecItemKeys.valueData: data = try FoundationValue.requireData(value, for: key)
         case SecItemKeys.valueReference:
-            throw .init(.param, "kSecValueRef (\"v_Ref\") is not supported: password items have no item reference")
+            let matches: Bool
+            switch (itemClass, isIdentity) {
+            case (.key, _): matches = value is SecKey
+            case (.certificate, false): matches = value is SecCertificate
+            case (.certificate, true): matches = value is SecIdentity
+            default:
+                throw .init(.param, "kSecValueRef (\"v_Ref\") is not supported: password items have no item reference")
+            }
+            guard matches else {
+                throw FoundationValue.wrongType(
+                    key, expected: "a \(isIdentity ? "SecIdentity" : itemClass == .key ? "SecKey" : "SecCertificate")",
+                    value)
+            }
+            reference = value as AnyObject
         default: throw .init(.param, "the value key \"\(key)\" is not one of Apple's kSecValue… keys")
         }
     }
@@ -184,16 +215,22 @@ struct SecItemDictionary {
         }
     }
 
-    private static func itemClass(_ value: Any) throws(EngineError) -> ItemClass {
+    /// The class a `kSecClass` value names, and whether it is the identity class.
+    private static func itemClass(_ value: Any) throws(EngineError) -> (ItemClass, Bool) {
         let name = try FoundationValue.requireString(value, for: SecItemKeys.itemClass)
-        if let itemClass = ItemClass(rawValue: name) { return itemClass }
-        if [SecItemKeys.certificate, SecItemKeys.key, SecItemKeys.identity].contains(name) {
-            throw .init(
-                .unimplemented,
-                "the class \"\(name)\" (certificates, keys and identities) is not supported yet; this keychain holds generic and internet passwords"
-            )
+        if let itemClass = ItemClass(rawValue: name) { return (itemClass, false) }
+        if name == SecItemKeys.identity { return (.certificate, true) }
+        throw .init(.noSuchClass, "the class \"\(name)\" is not an item class (genp, inet, keys, cert, idnt)")
+    }
+
+    /// The class of a `kSecValueRef` object, or none for another object (reported when the value is read).
+    private static func itemClass(ofReference value: Any) -> (ItemClass?, Bool) {
+        switch value {
+        case is SecKey: (.key, false)
+        case is SecCertificate: (.certificate, false)
+        case is SecIdentity: (.certificate, true)
+        default: (nil, false)
         }
-        throw .init(.noSuchClass, "the class \"\(name)\" is not an item class (genp, inet)")
     }
 
     private static func persistentReference(_ value: Any) throws(EngineError) -> PersistentReference {

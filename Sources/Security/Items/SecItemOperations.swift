@@ -9,27 +9,47 @@ import KeychainPrompts
 enum SecItemOperations {
     /// Adds an item; returns what the dictionary's `kSecReturn…` keys ask for.
     static func add(_ dictionary: NSDictionary) throws(EngineError) -> CFTypeRef? {
-        var request = try SecItemDictionary(dictionary)
-        guard request.persistentReference == nil else {
-            throw .init(
-                .param, "kSecValuePersistentRef (\"v_PersistentRef\") names an existing item; an add cannot take it")
+        try add([dictionary])
+    }
+
+    /// Adds the items of several dictionaries all or nothing (a generated key pair's two halves); returns what the
+    /// first dictionary's `kSecReturn…` keys ask for.
+    static func add(_ dictionaries: [NSDictionary]) throws(EngineError) -> CFTypeRef? {
+        var requests: [SecItemDictionary] = []
+        var toAdd: [(ItemClass, ItemAttributes, Data)] = []
+        for dictionary in dictionaries {
+            var request = try SecItemDictionary(dictionary)
+            guard request.persistentReference == nil else {
+                throw .init(
+                    .param,
+                    "kSecValuePersistentRef (\"v_PersistentRef\") names an existing item; an add cannot take it")
+            }
+            try request.rejectMatchKeys(in: "SecItemAdd")
+            try request.rejectSkippingAuthentication(in: "SecItemAdd")
+            if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
+            try request.applyAccessControl(carryingConstraint: true)
+            toAdd += try SecItemCredentials.itemsToAdd(request)
+            requests.append(request)
         }
-        try request.rejectMatchKeys(in: "SecItemAdd")
-        try request.rejectSkippingAuthentication(in: "SecItemAdd")
-        if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
-        try request.applyAccessControl(carryingConstraint: true)
+        guard let request = requests.first else { return nil }
         let keychain = try SecItemKeychain.current()
         // iOS stores a synchronizable item with a ThisDeviceOnly accessibility (its server has no rule against it); it
-        // stays on this device. An item with an application password asks for it when the context has none.
-        let item = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
-            (authentication) throws(EngineError) -> Item in
-            try keychain.backend.add(
+        // stays on this device. An item with an application password asks for it when the context has none. An
+        // identity's key and certificate are added together, all or nothing.
+        let items = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
+            (authentication) throws(EngineError) -> [Item] in
+            let newItems = toAdd.map { itemClass, attributes, data in
                 NewItem(
-                    itemClass: request.itemClass, attributes: request.attributes, data: request.data ?? Data(),
-                    allowsThisDeviceOnlySynchronizable: true, authentication: authentication),
-                for: keychain.caller)
+                    itemClass: itemClass, attributes: attributes, data: data,
+                    allowsThisDeviceOnlySynchronizable: true, authentication: authentication)
+            }
+            if newItems.count == 1 { return [try keychain.backend.add(newItems[0], for: keychain.caller)] }
+            return try keychain.backend.add(newItems, for: keychain.caller)
         }
-        return SecItemResult.object(for: [item], request: request, single: true)
+        if request.isIdentity, items.count >= 2 {
+            return try SecItemResult.object(for: [(items[1], items[0])], request: request, single: true)
+        }
+        return try SecItemResult.object(for: Array(items.prefix(1)), request: request, single: true)
     }
 
     /// Finds items; returns what the query's `kSecReturn…` keys ask for, one item or an array by the limit.
@@ -37,13 +57,26 @@ enum SecItemOperations {
         var request = try SecItemDictionary(dictionary)
         let query = try request.query(limit: request.limit, returning: SecItemResult.needs(of: request))
         let keychain = try SecItemKeychain.current()
+        let single = (request.limit ?? .one) == .one
+        if request.isIdentity {
+            let identities = try AuthenticationLoop.perform(
+                request.authenticationOptions, backend: keychain.backend
+            ) { (authentication) throws(EngineError) -> [(certificate: Item, privateKey: Item)] in
+                var query = query
+                query.authentication = authentication
+                return try SecItemCredentials.identities(
+                    certificates: query, keyAttributes: request.identityKeyAttributes, backend: keychain.backend,
+                    caller: keychain.caller)
+            }
+            return try SecItemResult.object(for: identities, request: request, single: single)
+        }
         let items = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
             (authentication) throws(EngineError) -> [Item] in
             var query = query
             query.authentication = authentication
             return try keychain.backend.copyMatching(query, for: keychain.caller)
         }
-        return SecItemResult.object(for: items, request: request, single: (request.limit ?? .one) == .one)
+        return try SecItemResult.object(for: items, request: request, single: single)
     }
 
     /// Changes every item the query matches.
@@ -79,7 +112,23 @@ enum SecItemOperations {
         try request.rejectSkippingAuthentication(in: "SecItemDelete")
         let query = try request.query(limit: nil, returning: [])
         let keychain = try SecItemKeychain.current()
-        _ = try keychain.backend.delete(query, for: keychain.caller)
+        guard request.isIdentity else {
+            _ = try keychain.backend.delete(query, for: keychain.caller)
+            return
+        }
+        // An identity is its certificate and its private key: deleting it deletes both, as on iOS.
+        var joined = query
+        joined.limit = .all
+        let identities = try SecItemCredentials.identities(
+            certificates: joined, keyAttributes: request.identityKeyAttributes, backend: keychain.backend,
+            caller: keychain.caller)
+        for (certificate, privateKey) in identities {
+            for item in [certificate, privateKey] {
+                let itemQuery = ItemQuery(
+                    itemClass: item.itemClass, synchronizable: .any, persistentReference: item.persistentReference)
+                _ = try keychain.backend.delete(itemQuery, for: keychain.caller)
+            }
+        }
     }
 
     /// Reads `attributesToUpdate`: attributes of the class and `kSecValueData` only; any other key is
@@ -122,6 +171,11 @@ extension SecItemDictionary {
         case .flag(let flag): filter = SynchronizableFilter(flag)
         case .any: filter = .any
         case nil: filter = persistentReference == nil ? .localOnly : .any
+        }
+        if let reference {
+            for (attribute, value) in try SecItemCredentials.attributes(identifying: reference) {
+                attributes[attribute] = value
+            }
         }
         if persistentReference != nil {
             var keys = attributes.keys.map(\.rawValue)

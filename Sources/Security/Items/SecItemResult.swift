@@ -22,25 +22,70 @@ enum SecItemResult {
     }
 
     /// The result of a call that matched or added `items`.
-    static func object(for items: [Item], request: SecItemDictionary, single: Bool) -> CFTypeRef? {
+    static func object(for items: [Item], request: SecItemDictionary, single: Bool) throws(EngineError) -> CFTypeRef? {
         guard !request.returning.isEmpty || request.returnsReference else { return nil }
-        let objects = items.map { object(for: $0, returning: request.returning, reference: request.returnsReference) }
+        var objects: [AnyObject] = []
+        for item in items {
+            objects.append(try object(for: item, returning: request.returning, reference: request.returnsReference))
+        }
         if single { return objects.first }
         return NSArray(array: objects)
     }
 
-    /// One item's object.
-    static func object(for item: Item, returning: ReturnOptions, reference: Bool) -> AnyObject {
-        if !reference {
+    /// The result of a call that matched or added identities: per identity, the `SecIdentity` for `kSecReturnRef`
+    /// alone, else a dictionary of what was asked for, the certificate's attributes, data and persistent reference
+    /// (Apple's identity results are its certificate's, with the identity as `v_Ref`).
+    static func object(
+        for identities: [(certificate: Item, privateKey: Item)], request: SecItemDictionary, single: Bool
+    ) throws(EngineError) -> CFTypeRef? {
+        guard !request.returning.isEmpty || request.returnsReference else { return nil }
+        var objects: [AnyObject] = []
+        for (certificate, privateKey) in identities {
+            let identity = SecIdentity(
+                certificate: try CredentialAttributes.secCertificate(of: certificate),
+                privateKey: try CredentialAttributes.secKey(of: privateKey))
+            objects.append(
+                object(
+                    for: certificate, returning: request.returning, reference: request.returnsReference,
+                    referenceObject: identity, className: SecItemKeys.identity))
+        }
+        if single { return objects.first }
+        return NSArray(array: objects)
+    }
+
+    /// One item's object. A key's or certificate's `kSecReturnRef` is its `SecKey` or `SecCertificate`, alone when
+    /// nothing else is asked for, else as `v_Ref` in the dictionary.
+    static func object(for item: Item, returning: ReturnOptions, reference: Bool) throws(EngineError) -> AnyObject {
+        var referenceObject: AnyObject?
+        if reference {
+            switch item.itemClass {
+            case .key: referenceObject = try CredentialAttributes.secKey(of: item)
+            case .certificate: referenceObject = try CredentialAttributes.secCertificate(of: item)
+            case .genericPassword, .internetPassword: referenceObject = nil
+            }
+        }
+        return object(for: item, returning: returning, reference: reference, referenceObject: referenceObject)
+    }
+
+    /// One item's object, with the reference object already made (`nil` for a password).
+    private static func object(
+        for item: Item, returning: ReturnOptions, reference: Bool, referenceObject: AnyObject?,
+        className: String? = nil
+    ) -> AnyObject {
+        if let referenceObject, returning.isEmpty { return referenceObject }
+        // A password's reference is Apple's dictionary of class, attributes and data.
+        let passwordReference = reference && referenceObject == nil
+        if !passwordReference {
             switch returning {
-            case .data: return NSData(data: item.data ?? Data())
-            case .persistentReference: return NSData(data: item.persistentReference.data)
+            case .data where referenceObject == nil: return NSData(data: item.data ?? Data())
+            case .persistentReference where referenceObject == nil:
+                return NSData(data: item.persistentReference.data)
             default: break
             }
         }
         var dictionary: [String: AnyObject] = [:]
-        if returning.contains(.attributes) || reference {
-            dictionary[SecItemKeys.itemClass] = NSString(string: item.itemClass.rawValue)
+        if returning.contains(.attributes) || passwordReference {
+            dictionary[SecItemKeys.itemClass] = NSString(string: className ?? item.itemClass.rawValue)
             for (key, value) in item.attributes {
                 if key == .accessControl {
                     // Apple returns the item's SecAccessControl (its accessibility and flags).
@@ -51,12 +96,13 @@ enum SecItemResult {
             }
         }
         // The engine keeps an absent secret as empty data, so empty data is an item without data.
-        if returning.contains(.data) || reference, let data = item.data, !data.isEmpty {
+        if returning.contains(.data) || passwordReference, let data = item.data, !data.isEmpty {
             dictionary[SecItemKeys.valueData] = NSData(data: data)
         }
         if returning.contains(.persistentReference) {
             dictionary[SecItemKeys.valuePersistentReference] = NSData(data: item.persistentReference.data)
         }
+        if let referenceObject { dictionary[SecItemKeys.valueReference] = referenceObject }
         return NSDictionary(dictionary: dictionary)
     }
 }

@@ -75,6 +75,53 @@ struct KeyParameters {
         }
     }
 
+    /// The `SecItemAdd` dictionaries that store a generated pair's halves (private first): the parameters'
+    /// top-level item attributes, then each half's own (`kSecPrivateKeyAttrs`, `kSecPublicKeyAttrs`) over them,
+    /// leaving out what only generation reads; a half marked not permanent is left out.
+    static func itemDictionaries(
+        for keys: [SecKey], parameters: NSDictionary
+    ) throws(EngineError) -> [NSDictionary] {
+        let generationOnly: Set<String> = [
+            kSecAttrKeyType as String, kSecAttrKeySizeInBits as String, kSecAttrIsPermanent as String,
+            kSecPrivateKeyAttrs as String, kSecPublicKeyAttrs as String, kSecAttrTokenID as String,
+        ]
+        var common: [String: Any] = [:]
+        var nested: [String: NSDictionary] = [:]
+        for (key, value) in try SecItemDictionary.entries(of: parameters) {
+            if key == kSecPrivateKeyAttrs as String || key == kSecPublicKeyAttrs as String {
+                guard let dictionary = value as? NSDictionary else {
+                    throw EngineError(.param, "\(key) must be a dictionary, not \(FoundationValue.describe(value))")
+                }
+                nested[key] = dictionary
+            } else if !generationOnly.contains(key) {
+                common[key] = value
+            }
+        }
+        var dictionaries: [NSDictionary] = []
+        for key in keys {
+            var values = common
+            var isPermanent = true
+            let own = key.key.isPrivate ? kSecPrivateKeyAttrs as String : kSecPublicKeyAttrs as String
+            if let attributes = nested[own] {
+                for (name, value) in try SecItemDictionary.entries(of: attributes) {
+                    if name == kSecAttrIsPermanent as String {
+                        guard let flag = FoundationValue.flag(value) else {
+                            throw FoundationValue.wrongType("\(own).\(name)", expected: "a Boolean", value)
+                        }
+                        isPermanent = flag
+                        continue
+                    }
+                    values[name] = value
+                }
+            }
+            guard isPermanent else { continue }
+            values[SecItemKeys.itemClass] = SecItemKeys.key
+            values[SecItemKeys.valueReference] = key
+            dictionaries.append(NSDictionary(dictionary: values))
+        }
+        return dictionaries
+    }
+
     /// The curve a size names (256, 384, 521).
     static func curve(bits: Int) throws(EngineError) -> AsymmetricKey.Curve {
         guard let curve = AsymmetricKey.Curve(rawValue: bits) else {

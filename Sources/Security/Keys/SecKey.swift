@@ -43,6 +43,9 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         return "<SecKeyRef key type: \(type), block size: \(key.sizeInBits) bits>"
     }
 
+    /// The key's bytes may be read: the key itself.
+    func extractable() throws(EngineError) -> AsymmetricKey { key }
+
     /// Apple's `kSecAttrKeyType` value of the key.
     var keyType: String {
         key.kind == .rsa ? kSecAttrKeyTypeRSA as String : kSecAttrKeyTypeECSECPrimeRandom as String

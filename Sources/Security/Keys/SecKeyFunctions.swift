@@ -21,18 +21,16 @@ private func reporting<Result>(
 }
 
 /// A new key pair's private key, described by `parameters`: `kSecAttrKeyType` (RSA or EC) and
-/// `kSecAttrKeySizeInBits` (RSA 1024–4096; EC 256, 384 or 521). `kSecAttrIsPermanent` (default `false`, as Apple's)
-/// would store the key in the keychain, which is not built yet (issue 24): such a request fails with
-/// errSecUnimplemented saying so, as does a token (`kSecAttrTokenID`, the Secure Enclave: issue 26).
+/// `kSecAttrKeySizeInBits` (RSA 1024–4096; EC 256, 384 or 521). With `kSecAttrIsPermanent` (default `false`, as
+/// Apple's) both halves are stored in the keychain, all or nothing, each with the top-level attributes
+/// (`kSecAttrAccessGroup`, `kSecAttrAccessible`, `kSecAttrAccessControl`, a tag, a label …) and its own from
+/// `kSecPrivateKeyAttrs` or `kSecPublicKeyAttrs`; a half whose own `kSecAttrIsPermanent` is false stays out. A token
+/// (`kSecAttrTokenID`, the Secure Enclave: issue 26) is errSecUnimplemented saying so.
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
     reporting(error) { () throws(EngineError) -> SecKey in
         let request = try KeyParameters(parameters, nested: kSecPrivateKeyAttrs as String)
-        if request.isPermanent {
-            throw EngineError(
-                .unimplemented, "keys stored in the keychain (kSecAttrIsPermanent) are not supported yet")
-        }
         if let token = request.tokenID {
             throw EngineError(.unimplemented, "keys in a token (kSecAttrTokenID \(token)) are not supported yet")
         }
@@ -42,7 +40,13 @@ public func SecKeyCreateRandomKey(
         let key =
             request.isRSA
             ? try AsymmetricKey.generateRSA(bits: bits) : try AsymmetricKey.generateEC(KeyParameters.curve(bits: bits))
-        return try SecKey(key: key, tag: request.tag, label: request.label)
+        let privateKey = try SecKey(key: key, tag: request.tag, label: request.label)
+        if request.isPermanent {
+            let publicKey = try SecKey(key: key.publicKey())
+            _ = try SecItemOperations.add(
+                try KeyParameters.itemDictionaries(for: [privateKey, publicKey], parameters: parameters))
+        }
+        return privateKey
     }
 }
 
