@@ -116,7 +116,7 @@ let package = Package(
         // and serving connections, identities, the dispatcher, group commit, limits and quotas, background sync.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainCore", "KeychainWire", "KeychainSync", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainWire", "KeychainSync", "KeychainKeys", "CSystem"]
         ),
         .executableTarget(
             name: "keychaind",
@@ -202,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "SecurityTests",
             dependencies: [
-                "TestSupport", "Security", "LocalAuthentication", "KeychainCore", "KeychainPrompts", "secitem-probe",
+                "TestSupport", "Security", "LocalAuthentication", "KeychainCore", "KeychainKeys", "KeychainPrompts",
+                "secitem-probe",
                 "seed004-probe",
             ]),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainKeys
 import KeychainWire
 
 /// Carries out one request for a principal on the engine of the keychain it reaches.
@@ -11,6 +12,8 @@ package struct RequestDispatcher: Sendable {
 
     /// A dispatcher to the keychains of `keychains`, knowing registered apps from `registry`.
     package init(keychains: UserKeychains, registry: AppRegistry, quotas: UserQuotas) {
+        // Apps' non-extractable keys are used here, where they are stored, never sent to the app.
+        KeyUsePerformer.install()
         self.keychains = keychains
         self.registry = registry
         self.quotas = quotas

@@ -15,6 +15,7 @@ package enum RequestTag: UInt8, CaseIterable {
     case listApps, describe
     /// The erase threshold with the passcode that vouches for it.
     case setEraseAfter, checkPasscode, writeEach, ping
+    case useKey
 }
 
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
@@ -93,6 +94,10 @@ extension BackendRequest {
         case .writeEach(let writes):
             writer.byte(RequestTag.writeEach.rawValue)
             writer.list(writes) { $1.write(to: &$0) }
+        case .useKey(let query, let use):
+            writer.byte(RequestTag.useKey.rawValue)
+            query.write(to: &writer)
+            use.write(to: &writer)
         }
     }
 
@@ -141,6 +146,7 @@ extension BackendRequest {
                     else { throw reader.malformed("a writeEach holding a request of kind \(raw), not an item write") }
                     return write
                 })
+        case .useKey: self = .useKey(try ItemQuery(wire: &reader), try KeyUse(wire: &reader))
         case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter, .ping:
             return nil
         }

@@ -322,3 +322,24 @@ extension ChangeBatch {
             cursor: try reader.int64(), hasMore: try reader.bool())
     }
 }
+
+extension KeyUse {
+    /// The operation, the algorithm's identifier, the input, the requested size and the shared information.
+    func write(to writer: inout WireWriter) {
+        writer.byte(operation.rawValue)
+        writer.string(algorithm)
+        writer.data(input)
+        writer.int(requestedSize)
+        writer.data(sharedInfo)
+    }
+
+    init(wire reader: inout WireReader) throws(EngineError) {
+        let raw = try reader.byte()
+        guard let operation = Operation(rawValue: raw) else {
+            throw reader.malformed("a key use of operation \(raw), which is not one")
+        }
+        self.init(
+            operation, algorithm: try reader.string(), input: try reader.data(), requestedSize: try reader.int(),
+            sharedInfo: try reader.data())
+    }
+}

@@ -88,6 +88,9 @@ private func makeSamples() -> [[UInt8]] {
             .unwrapFileKey(Data(repeating: 9, count: 72), .classD, context: [4]), .fileHeaderTag([1, 2, 3, 4]),
             .isValidFileHeaderTag(Data(repeating: 1, count: 32), [5, 6]), .verify, .changes(since: 0, limit: 100),
             .latestChangeSequence, .writeEach([.add(newItem), .update(query, changes), .delete(query)]),
+            .useKey(
+                ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(Data("tag".utf8))]),
+                KeyUse(.sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data("message".utf8))),
         ]
         let requests: [DaemonRequest] =
             [.hello(version: DaemonCoding.version)] + keychainRequests.map { .backend($0) } + [

@@ -3,6 +3,11 @@
 // outcome as one JSON line. The Security tests run it as two apps with different entitlements on one keychain.
 //
 //     secitem-probe add|copy|update|delete '<dictionary as JSON>' ['<attributesToUpdate as JSON>']
+//     secitem-probe sign '<query as JSON>' <message as base64>
+//
+// `sign` finds a key (kSecReturnRef) and signs the message with ECDSA (X9.62, SHA-256) as an app does, prints the
+// outcome with the signature as its result, then waits for a line on standard input before it exits, so that a test
+// can look through the process's memory while it holds the key it was given.
 //
 // JSON strings, numbers and Booleans become String, NSNumber and Bool; {"$data": "<base64>"} becomes Data and
 // {"$date": <seconds since 2001>} a Date. The output is {"status": <OSStatus>, "message": "<why, on failure>",
@@ -48,7 +53,11 @@ func probe(_ arguments: [String]) -> Int32 {
     }
     var result: CFTypeRef?
     let status: OSStatus
+    var key: SecKey?
     switch arguments[1] {
+    case "sign":
+        guard arguments.count == 4, let message = Data(base64Encoded: arguments[3]) else { return 2 }
+        (status, result, key) = sign(message, withKeyFoundBy: query)
     case "add": status = SecItemAdd(query, &result)
     case "copy": status = SecItemCopyMatching(query, &result)
     case "delete": status = SecItemDelete(query)
@@ -64,7 +73,27 @@ func probe(_ arguments: [String]) -> Int32 {
     ]
     guard let data = try? JSONSerialization.data(withJSONObject: output, options: [.sortedKeys]) else { return 2 }
     FileHandle.standardOutput.write(data + Data("\n".utf8))
+    if arguments[1] == "sign" {
+        // Holds the key while the test looks.
+        _ = readLine()
+        withExtendedLifetime(key) {}
+    }
     return 0
+}
+
+/// Finds the key `query` names and signs `message` with it: the status, the signature, the key.
+func sign(_ message: Data, withKeyFoundBy query: CFDictionary) -> (OSStatus, CFTypeRef?, SecKey?) {
+    var found: CFTypeRef?
+    let status = SecItemCopyMatching(query, &found)
+    guard status == errSecSuccess, let key = found as? SecKey else {
+        return (status == errSecSuccess ? errSecParam : status, nil, nil)
+    }
+    var error: Unmanaged<CFError>?
+    guard let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message as CFData, &error)
+    else {
+        return (OSStatus((error?.takeRetainedValue() as Error? as NSError?)?.code ?? Int(errSecParam)), nil, key)
+    }
+    return (errSecSuccess, signature, key)
 }
 
 exit(probe(CommandLine.arguments))

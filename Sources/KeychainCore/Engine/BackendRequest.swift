@@ -53,12 +53,15 @@ public enum BackendRequest: Sendable {
     /// refused one changes nothing and leaves the others alone. Replies ``BackendReply/writes(_:)``, one outcome per
     /// write, in order. For a writer with many independent writes at once (sync applying a pass's versions).
     case writeEach([BackendRequest])
+    /// Uses the one private key item a query finds (its access control applies as to reading its secret) without
+    /// returning it: a signature, a decryption, a key exchange or its public half. Replies ``BackendReply/data(_:)``.
+    case useKey(ItemQuery, KeyUse)
 
     /// Whether the request acts on items for a caller (whose access groups decide what it reaches), rather than on
     /// the keychain as a whole (the keybag, file keys, verification), which ignores the caller.
     public var actsForCaller: Bool {
         switch self {
-        case .add, .addBatch, .addOrUpdate, .copyMatching, .update, .delete, .changes, .writeEach: true
+        case .add, .addBatch, .addOrUpdate, .copyMatching, .update, .delete, .changes, .writeEach, .useKey: true
         default: false
         }
     }
@@ -89,6 +92,7 @@ public enum BackendRequest: Sendable {
         case .changes: "changes"
         case .latestChangeSequence: "latestChangeSequence"
         case .writeEach: "writeEach"
+        case .useKey: "useKey"
         }
     }
 
@@ -101,7 +105,7 @@ public enum BackendRequest: Sendable {
         case .setEraseAfter(_, let passcode): passcode != nil
         case .add(let item), .addOrUpdate(let item): item.authentication?.bringsSecret == true
         case .addBatch(let items): items.contains { $0.authentication?.bringsSecret == true }
-        case .copyMatching(let query), .update(let query, _), .delete(let query):
+        case .copyMatching(let query), .update(let query, _), .delete(let query), .useKey(let query, _):
             query.authentication?.bringsSecret == true
         case .writeEach(let writes): writes.contains { $0.mayStretchPasscode }
         case .keybagStatus, .lock, .canOpenFiles, .wrapFileKey, .unwrapFileKey, .fileHeaderTag, .isValidFileHeaderTag,

@@ -19,6 +19,7 @@ extension Engine {
     ) throws(EngineError) -> (Item, StoredItem) {
         try ItemValidator.check(newItem.attributes, for: newItem.itemClass)
         try ItemValidator.check(data: newItem.data)
+        try ItemValidator.checkKeyExtraction(newItem.attributes, itemClass: newItem.itemClass, current: nil)
         var attributes = newItem.attributes
         let group = attributes.string(.accessGroup) ?? caller.defaultGroup
         try caller.checkEntitlement(to: group)
@@ -64,24 +65,38 @@ extension Engine {
         let release =
             try query.returning.contains(.data) && query.authentication != nil
             ? factorRelease(query.authentication) : nil
+        let result = try search(query, limit: limit, release: release, for: caller)
+        let withAttributes = query.returning.contains(.attributes)
+        return result.matches.map { match in
+            // A non-extractable key's bytes never leave the keychain: it is used through ``useKey(_:_:for:)``.
+            let keepsData = match.attributes.map(ItemValidator.isExtractable) ?? true
+            return Item(
+                itemClass: match.itemClass, attributes: withAttributes ? match.attributes ?? [:] : [:],
+                data: keepsData ? match.data : nil,
+                persistentReference: PersistentReference(
+                    itemClass: match.itemClass, uuid: match.uuid))
+        }
+    }
+
+    /// The search of a read: what the query returns, and the attributes of a key whose data it returns (its
+    /// extractability decides whether the data may go).
+    func search(
+        _ query: ItemQuery, limit: MatchLimit, release: FactorRelease?, for caller: Caller
+    ) throws(EngineError) -> SearchResult {
         let result = try state.withLock { (state) throws(EngineError) -> SearchResult in
             try state.checkServable()
             var needs: SearchNeeds = []
-            if query.returning.contains(.data) { needs.insert(.data) }
+            if query.returning.contains(.data) {
+                needs.insert(.data)
+                if query.itemClass == nil || query.itemClass == .key { needs.insert(.attributes) }
+            }
             if query.returning.contains(.attributes) { needs.insert(.attributes) }
             return try state.search.run(
                 query, for: caller, needs: needs, limit: limit.maximum, release: release,
                 byteLimit: options.resultByteLimit)
         }
         try Self.checkFound(result, query)
-        let withAttributes = query.returning.contains(.attributes)
-        return result.matches.map { match in
-            Item(
-                itemClass: match.itemClass, attributes: withAttributes ? match.attributes ?? [:] : [:],
-                data: match.data,
-                persistentReference: PersistentReference(
-                    itemClass: match.itemClass, uuid: match.uuid))
-        }
+        return result
     }
 
     /// The factors an update releases: only one that writes new data needs them (for items with access control).
@@ -134,6 +149,7 @@ extension Engine {
             throw .internalError("an update's match has no attributes")
         }
         let attributes = current.merging(changed)
+        try ItemValidator.checkKeyExtraction(attributes, itemClass: itemClass, current: current)
         let protectionClass = try ItemValidator.protectionClass(in: attributes) ?? .default
         if !changes.allowsThisDeviceOnlySynchronizable {
             try ItemValidator.checkSynchronizable(attributes.bool(.synchronizable) ?? false, protectionClass)
@@ -188,7 +204,7 @@ extension Engine {
     }
 
     /// Throws when a search found nothing: the damaged row's decode error if one was skipped, else not found.
-    private static func checkFound(_ result: SearchResult, _ query: ItemQuery) throws(EngineError) {
+    static func checkFound(_ result: SearchResult, _ query: ItemQuery) throws(EngineError) {
         guard result.matches.isEmpty else { return }
         if let damaged = result.damaged { throw damaged }
         throw EngineError(.itemNotFound, "no item matches the query: \(query.summary)")

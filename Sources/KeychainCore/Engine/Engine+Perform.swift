@@ -25,6 +25,7 @@ extension Engine {
         case .changes(let since, let limit): return .changes(try changes(since: since, for: caller, limit: limit))
         case .latestChangeSequence: return .sequence(try latestChangeSequence())
         case .writeEach(let writes): return .writes(commitTogether(writes.map { ($0, caller) }))
+        case .useKey(let query, let use): return .data(try useKey(query, use, for: caller))
         }
         return .done
     }

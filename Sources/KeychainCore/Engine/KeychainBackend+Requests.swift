@@ -49,6 +49,15 @@ extension KeychainBackend {
         try written(.delete(query), for: caller).items.count
     }
 
+    /// Uses the one private key item a query finds without returning it (a signature, a decryption, a key exchange
+    /// or its public half); its access control applies as to a read of its secret.
+    public func useKey(_ query: ItemQuery, _ use: KeyUse, for caller: Caller) throws(EngineError) -> Data {
+        guard case .data(let output) = try perform(.useKey(query, use), for: caller) else {
+            throw unexpectedReply(to: "useKey")
+        }
+        return output
+    }
+
     // MARK: Keybag
 
     /// The keybag's state. Works in every lock state.

@@ -66,6 +66,27 @@ enum ItemValidator {
         }
     }
 
+    /// Whether an item's data may leave the keychain: every item's may but a key's marked not extractable
+    /// (`extr` false).
+    static func isExtractable(_ attributes: ItemAttributes) -> Bool {
+        attributes.bool(.isExtractable) != false || attributes[.keyClass] == nil
+    }
+
+    /// A key's extractability holds: a non-extractable key stays in this keychain (it cannot be synchronizable) and
+    /// never becomes extractable.
+    static func checkKeyExtraction(
+        _ attributes: ItemAttributes, itemClass: ItemClass, current: ItemAttributes?
+    ) throws(EngineError) {
+        guard itemClass == .key else { return }
+        if let current, current.bool(.isExtractable) == false, attributes.bool(.isExtractable) != false {
+            throw .param("a key that is not extractable (extr false) cannot be made extractable")
+        }
+        if attributes.bool(.isExtractable) == false, attributes.bool(.synchronizable) == true {
+            throw .param(
+                "a key that is not extractable (extr false) stays in this keychain: it cannot be synchronizable")
+        }
+    }
+
     /// Checks that a synchronizable item's class may leave the device.
     static func checkSynchronizable(_ synchronizable: Bool, _ protectionClass: ProtectionClass) throws(EngineError) {
         guard !(synchronizable && protectionClass.isThisDeviceOnly) else {

@@ -55,7 +55,7 @@ enum SecItemCredentials {
         switch reference {
         case let key as SecKey:
             attributes[.keyClass] = .integer(
-                key.key.isPrivate ? CredentialAttributes.privateKeyClass : CredentialAttributes.publicKeyClass)
+                key.isPrivate ? CredentialAttributes.privateKeyClass : CredentialAttributes.publicKeyClass)
             attributes[.applicationLabel] = .data(try CredentialAttributes.applicationLabel(of: key.key))
             return attributes
         case let identity as SecIdentity: certificate = identity.certificate

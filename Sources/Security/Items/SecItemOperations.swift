@@ -36,7 +36,7 @@ enum SecItemOperations {
         // iOS stores a synchronizable item with a ThisDeviceOnly accessibility (its server has no rule against it); it
         // stays on this device. An item with an application password asks for it when the context has none. An
         // identity's key and certificate are added together, all or nothing.
-        let items = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
+        let stored = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
             (authentication) throws(EngineError) -> [Item] in
             let newItems = toAdd.map { itemClass, attributes, data in
                 NewItem(
@@ -46,10 +46,18 @@ enum SecItemOperations {
             if newItems.count == 1 { return [try keychain.backend.add(newItems[0], for: keychain.caller)] }
             return try keychain.backend.add(newItems, for: keychain.caller)
         }
-        if request.isIdentity, items.count >= 2 {
-            return try SecItemResult.object(for: [(items[1], items[0])], request: request, single: true)
+        // A key the keychain keeps to itself comes back as a handle, as a found one does.
+        let items = stored.map { item in
+            var item = item
+            if item.itemClass == .key, item.attributes.bool(.isExtractable) == false { item.data = nil }
+            return item
         }
-        return try SecItemResult.object(for: Array(items.prefix(1)), request: request, single: true)
+        if request.isIdentity, items.count >= 2 {
+            return try SecItemResult.object(
+                for: [(items[1], items[0])], request: request, single: true, keychain: keychain)
+        }
+        return try SecItemResult.object(
+            for: Array(items.prefix(1)), request: request, single: true, keychain: keychain)
     }
 
     /// Finds items; returns what the query's `kSecReturn…` keys ask for, one item or an array by the limit.
@@ -68,7 +76,7 @@ enum SecItemOperations {
                     certificates: query, keyAttributes: request.identityKeyAttributes, backend: keychain.backend,
                     caller: keychain.caller)
             }
-            return try SecItemResult.object(for: identities, request: request, single: single)
+            return try SecItemResult.object(for: identities, request: request, single: single, keychain: keychain)
         }
         let items = try AuthenticationLoop.perform(request.authenticationOptions, backend: keychain.backend) {
             (authentication) throws(EngineError) -> [Item] in
@@ -76,7 +84,7 @@ enum SecItemOperations {
             query.authentication = authentication
             return try keychain.backend.copyMatching(query, for: keychain.caller)
         }
-        return try SecItemResult.object(for: items, request: request, single: single)
+        return try SecItemResult.object(for: items, request: request, single: single, keychain: keychain)
     }
 
     /// Changes every item the query matches.

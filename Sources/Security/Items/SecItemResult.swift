@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainKeys
 
 /// The objects `SecItemCopyMatching` and `SecItemAdd` return, in Apple's shapes (`SecDbItemCopyResult` in Apple's
 /// `SecItemDb.c`, then `SecItemResultCopyPrepared` in `SecItem.m`).
@@ -22,11 +23,26 @@ enum SecItemResult {
     }
 
     /// The result of a call that matched or added `items`.
-    static func object(for items: [Item], request: SecItemDictionary, single: Bool) throws(EngineError) -> CFTypeRef? {
+    static func object(
+        for items: [Item], request: SecItemDictionary, single: Bool, keychain: SecItemKeychain
+    ) throws(EngineError) -> CFTypeRef? {
         guard !request.returning.isEmpty || request.returnsReference else { return nil }
         var objects: [AnyObject] = []
         for item in items {
-            objects.append(try object(for: item, returning: request.returning, reference: request.returnsReference))
+            var referenceObject: AnyObject?
+            if request.returnsReference {
+                switch item.itemClass {
+                case .key:
+                    referenceObject = try CredentialAttributes.secKey(
+                        of: item, keychain: keychain, authentication: request.authenticationOptions)
+                case .certificate: referenceObject = try CredentialAttributes.secCertificate(of: item)
+                case .genericPassword, .internetPassword: referenceObject = nil
+                }
+            }
+            objects.append(
+                object(
+                    for: item, returning: request.returning, reference: request.returnsReference,
+                    referenceObject: referenceObject))
         }
         if single { return objects.first }
         return NSArray(array: objects)
@@ -36,14 +52,16 @@ enum SecItemResult {
     /// alone, else a dictionary of what was asked for, the certificate's attributes, data and persistent reference
     /// (Apple's identity results are its certificate's, with the identity as `v_Ref`).
     static func object(
-        for identities: [(certificate: Item, privateKey: Item)], request: SecItemDictionary, single: Bool
+        for identities: [(certificate: Item, privateKey: Item)], request: SecItemDictionary, single: Bool,
+        keychain: SecItemKeychain
     ) throws(EngineError) -> CFTypeRef? {
         guard !request.returning.isEmpty || request.returnsReference else { return nil }
         var objects: [AnyObject] = []
         for (certificate, privateKey) in identities {
             let identity = SecIdentity(
                 certificate: try CredentialAttributes.secCertificate(of: certificate),
-                privateKey: try CredentialAttributes.secKey(of: privateKey))
+                privateKey: try CredentialAttributes.secKey(
+                    of: privateKey, keychain: keychain, authentication: request.authenticationOptions))
             objects.append(
                 object(
                     for: certificate, returning: request.returning, reference: request.returnsReference,
@@ -53,21 +71,9 @@ enum SecItemResult {
         return NSArray(array: objects)
     }
 
-    /// One item's object. A key's or certificate's `kSecReturnRef` is its `SecKey` or `SecCertificate`, alone when
-    /// nothing else is asked for, else as `v_Ref` in the dictionary.
-    static func object(for item: Item, returning: ReturnOptions, reference: Bool) throws(EngineError) -> AnyObject {
-        var referenceObject: AnyObject?
-        if reference {
-            switch item.itemClass {
-            case .key: referenceObject = try CredentialAttributes.secKey(of: item)
-            case .certificate: referenceObject = try CredentialAttributes.secCertificate(of: item)
-            case .genericPassword, .internetPassword: referenceObject = nil
-            }
-        }
-        return object(for: item, returning: returning, reference: reference, referenceObject: referenceObject)
-    }
-
-    /// One item's object, with the reference object already made (`nil` for a password).
+    /// One item's object, with the reference object already made (`nil` for a password). A key's or certificate's
+    /// `kSecReturnRef` is its `SecKey` or `SecCertificate`, alone when nothing else is asked for, else as `v_Ref` in
+    /// the dictionary.
     private static func object(
         for item: Item, returning: ReturnOptions, reference: Bool, referenceObject: AnyObject?,
         className: String? = nil

@@ -79,7 +79,7 @@ struct KeyParameters {
     /// top-level item attributes, then each half's own (`kSecPrivateKeyAttrs`, `kSecPublicKeyAttrs`) over them,
     /// leaving out what only generation reads; a half marked not permanent is left out.
     static func itemDictionaries(
-        for keys: [SecKey], parameters: NSDictionary
+        for keys: [SecKey], parameters: NSDictionary, extractableByDefault: Bool
     ) throws(EngineError) -> [NSDictionary] {
         let generationOnly: Set<String> = [
             kSecAttrKeyType as String, kSecAttrKeySizeInBits as String, kSecAttrIsPermanent as String,
@@ -101,7 +101,7 @@ struct KeyParameters {
         for key in keys {
             var values = common
             var isPermanent = true
-            let own = key.key.isPrivate ? kSecPrivateKeyAttrs as String : kSecPublicKeyAttrs as String
+            let own = key.isPrivate ? kSecPrivateKeyAttrs as String : kSecPublicKeyAttrs as String
             if let attributes = nested[own] {
                 for (name, value) in try SecItemDictionary.entries(of: attributes) {
                     if name == kSecAttrIsPermanent as String {
@@ -117,6 +117,12 @@ struct KeyParameters {
             guard isPermanent else { continue }
             values[SecItemKeys.itemClass] = SecItemKeys.key
             values[SecItemKeys.valueReference] = key
+            if key.isPrivate {
+                values[SecItemKeys.returnReference] = true
+                if values[kSecAttrIsExtractable as String] == nil {
+                    values[kSecAttrIsExtractable as String] = extractableByDefault
+                }
+            }
             dictionaries.append(NSDictionary(dictionary: values))
         }
         return dictionaries

@@ -6,45 +6,76 @@ import KeychainKeys
 /// `SecKeyCreateWithData`; immutable, so safe to share. Two `SecKey`s are equal when they are the same key: the same
 /// half of the same key pair, as Apple's `CFEqual` says.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
-    /// The key itself.
+    /// The key itself; for a key the keychain holds (``storedKey``), its public half.
     let key: AsymmetricKey
     /// The attributes it was made with that describe it (`atag`, `labl`), as `SecKeyCopyAttributes` returns them.
     let tag: Data?
     let label: String?
     /// The public key's external representation, computed once: equality, hashing and `klbl` use it.
     let publicBytes: Data
+    /// For a private key that is not extractable: the stored key item its private operations run on, inside the
+    /// keychain (keychaind, for its clients), so this process never holds the key.
+    let storedKey: StoredKey?
 
     init(key: AsymmetricKey, tag: Data? = nil, label: String? = nil) throws(EngineError) {
         self.key = key
         self.tag = tag
         self.label = label
+        self.storedKey = nil
         publicBytes = try key.publicRepresentation()
     }
 
+    /// A handle to a stored private key that is not extractable: `publicKey` is its public half.
+    init(stored: StoredKey, publicKey: AsymmetricKey, tag: Data?, label: String?) throws(EngineError) {
+        self.key = publicKey
+        self.tag = tag
+        self.label = label
+        self.storedKey = stored
+        publicBytes = try publicKey.publicRepresentation()
+    }
+
+    /// Whether this is a private key (held here or by the keychain).
+    var isPrivate: Bool { storedKey != nil || key.isPrivate }
+
     /// Whether two keys are the same half of the same key pair.
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
-        lhs.key.isPrivate == rhs.key.isPrivate && lhs.key.kind == rhs.key.kind && lhs.publicBytes == rhs.publicBytes
+        lhs.isPrivate == rhs.isPrivate && lhs.key.kind == rhs.key.kind && lhs.publicBytes == rhs.publicBytes
     }
 
     /// Hashes the key's public half and which half it is.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key.isPrivate)
+        hasher.combine(isPrivate)
         hasher.combine(publicBytes)
     }
 
-    /// `<SecKeyRef algorithm id: 3, key type: ECPrivateKey, version: 4, block size: 256 bits, …>`, in Apple's
-    /// manner; never the key's bytes.
+    /// `<SecKeyRef key type: ECPrivateKey, block size: 256 bits>`, in Apple's manner; never the key's bytes.
     public var description: String {
         let type: String
         switch key.kind {
-        case .rsa: type = key.isPrivate ? "RSAPrivateKey" : "RSAPublicKey"
-        case .ec: type = key.isPrivate ? "ECPrivateKey" : "ECPublicKey"
+        case .rsa: type = isPrivate ? "RSAPrivateKey" : "RSAPublicKey"
+        case .ec: type = isPrivate ? "ECPrivateKey" : "ECPublicKey"
         }
-        return "<SecKeyRef key type: \(type), block size: \(key.sizeInBits) bits>"
+        let place = storedKey == nil ? "" : ", in the keychain"
+        return "<SecKeyRef key type: \(type), block size: \(key.sizeInBits) bits\(place)>"
     }
 
-    /// The key's bytes may be read: the key itself.
-    func extractable() throws(EngineError) -> AsymmetricKey { key }
+    /// The key's bytes, when they may be read: a key the keychain holds without letting it go is
+    /// errSecUnimplemented, as Apple's export of such a key is.
+    func extractable() throws(EngineError) -> AsymmetricKey {
+        guard storedKey == nil else {
+            throw EngineError(
+                .unimplemented,
+                "export not implemented for key \(description): it is not extractable (kSecAttrIsExtractable false)")
+        }
+        return key
+    }
+
+    /// Runs a use of the key: a private key's sign, decrypt and exchange where the key is (here, or in the keychain
+    /// that holds it), the public operations here.
+    func run(_ use: KeyUse) throws(EngineError) -> Data {
+        if let storedKey, use.operation != .publicKey { return try storedKey.use(use) }
+        return try KeyUsePerformer().perform(use, with: key)
+    }
 
     /// Apple's `kSecAttrKeyType` value of the key.
     var keyType: String {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainCore
 import KeychainKeys
 
@@ -24,7 +25,9 @@ private func reporting<Result>(
 /// `kSecAttrKeySizeInBits` (RSA 1024–4096; EC 256, 384 or 521). With `kSecAttrIsPermanent` (default `false`, as
 /// Apple's) both halves are stored in the keychain, all or nothing, each with the top-level attributes
 /// (`kSecAttrAccessGroup`, `kSecAttrAccessible`, `kSecAttrAccessControl`, a tag, a label …) and its own from
-/// `kSecPrivateKeyAttrs` or `kSecPublicKeyAttrs`; a half whose own `kSecAttrIsPermanent` is false stays out. A token
+/// `kSecPrivateKeyAttrs` or `kSecPublicKeyAttrs`; a half whose own `kSecAttrIsPermanent` is false stays out. The
+/// private half is not extractable (`kSecAttrIsExtractable` false) when keychaind holds the keychain, unless the
+/// parameters say otherwise, and the key returned is then a handle whose private operations run in keychaind. A token
 /// (`kSecAttrTokenID`, the Secure Enclave: issue 26) is errSecUnimplemented saying so.
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -41,12 +44,15 @@ public func SecKeyCreateRandomKey(
             request.isRSA
             ? try AsymmetricKey.generateRSA(bits: bits) : try AsymmetricKey.generateEC(KeyParameters.curve(bits: bits))
         let privateKey = try SecKey(key: key, tag: request.tag, label: request.label)
-        if request.isPermanent {
-            let publicKey = try SecKey(key: key.publicKey())
-            _ = try SecItemOperations.add(
-                try KeyParameters.itemDictionaries(for: [privateKey, publicKey], parameters: parameters))
-        }
-        return privateKey
+        guard request.isPermanent else { return privateKey }
+        let publicKey = try SecKey(key: key.publicKey())
+        // Through keychaind a stored private key stays there unless the parameters say otherwise.
+        let heldByDaemon = try SecItemKeychain.current().backend is DaemonClient
+        let stored = try SecItemOperations.add(
+            try KeyParameters.itemDictionaries(
+                for: [privateKey, publicKey], parameters: parameters, extractableByDefault: !heldByDaemon))
+        // The private half as stored: a handle when the keychain keeps it.
+        return (stored as? SecKey) ?? privateKey
     }
 }
 
@@ -72,26 +78,29 @@ public func SecKeyCreateWithData(
 public func SecKeyCopyExternalRepresentation(
     _ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    reporting(error) { () throws(EngineError) -> CFData in NSData(data: try key.key.externalRepresentation()) }
+    reporting(error) { () throws(EngineError) -> CFData in NSData(data: try key.extractable().externalRepresentation())
+    }
 }
 
 /// The public key of a key pair (the key itself when it is public).
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
-    guard key.key.isPrivate else { return key }
+    guard key.isPrivate else { return key }
+    // A key the keychain holds is known here by its public half already.
+    if key.storedKey != nil { return try? SecKey(key: key.key, tag: key.tag, label: key.label) }
     return try? SecKey(key: key.key.publicKey(), tag: key.tag, label: key.label)
 }
 
 /// The key's attributes: its class, type, sizes, application label (the SHA-1 of its public key), what it can do,
 /// its tag and label when it was given them, and its external representation (`v_Data`), as Apple's.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    let isPrivate = key.key.isPrivate
+    let isPrivate = key.isPrivate
     var attributes: [String: Any] = [
         kSecAttrKeyClass as String: isPrivate ? kSecAttrKeyClassPrivate as String : kSecAttrKeyClassPublic as String,
         kSecAttrKeyType as String: key.keyType,
         kSecAttrKeySizeInBits as String: key.key.sizeInBits,
         kSecAttrEffectiveKeySize as String: key.key.sizeInBits,
-        kSecAttrIsPermanent as String: false,
-        kSecAttrIsExtractable as String: true,
+        kSecAttrIsPermanent as String: key.storedKey != nil,
+        kSecAttrIsExtractable as String: key.storedKey == nil,
         kSecAttrCanSign as String: isPrivate,
         kSecAttrCanVerify as String: !isPrivate,
         kSecAttrCanDecrypt as String: isPrivate && key.key.kind == .rsa,
@@ -103,7 +112,9 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     if let label = try? Digest.sha1.hash(key.publicBytes) { attributes[kSecAttrApplicationLabel as String] = label }
     if let tag = key.tag { attributes[kSecAttrApplicationTag as String] = tag }
     if let label = key.label { attributes[kSecAttrLabel as String] = label }
-    if let bytes = try? key.key.externalRepresentation() { attributes[kSecValueData as String] = bytes }
+    if key.storedKey == nil, let bytes = try? key.key.externalRepresentation() {
+        attributes[kSecValueData as String] = bytes
+    }
     return NSDictionary(dictionary: attributes)
 }
 
@@ -120,7 +131,7 @@ public func SecKeyIsAlgorithmSupported(
 ) -> Bool {
     guard let action = algorithm.operation else { return false }
     let isRSA = key.key.kind == .rsa
-    let isPrivate = key.key.isPrivate
+    let isPrivate = key.isPrivate
     switch (operation, action) {
     case (.sign, .signature(let scheme)): return isPrivate && scheme.isRSA == isRSA
     case (.verify, .signature(let scheme)): return scheme.isRSA == isRSA
@@ -137,9 +148,9 @@ public func SecKeyCreateSignature(
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     reporting(error) { () throws(EngineError) -> CFData in
-        guard case .signature(let scheme) = algorithm.operation, SecKeyIsAlgorithmSupported(key, .sign, algorithm)
+        guard case .signature = algorithm.operation, SecKeyIsAlgorithmSupported(key, .sign, algorithm)
         else { throw unsupported(algorithm, .sign, key) }
-        return NSData(data: try key.key.sign(dataToSign as Data, scheme: scheme))
+        return NSData(data: try key.run(KeyUse(.sign, algorithm: algorithm.identifier, input: dataToSign as Data)))
     }
 }
 
@@ -177,9 +188,9 @@ public func SecKeyCreateDecryptedData(
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     reporting(error) { () throws(EngineError) -> CFData in
-        guard case .encryption(let padding) = algorithm.operation, SecKeyIsAlgorithmSupported(key, .decrypt, algorithm)
+        guard case .encryption = algorithm.operation, SecKeyIsAlgorithmSupported(key, .decrypt, algorithm)
         else { throw unsupported(algorithm, .decrypt, key) }
-        return NSData(data: try key.key.decrypt(ciphertext as Data, padding: padding))
+        return NSData(data: try key.run(KeyUse(.decrypt, algorithm: algorithm.identifier, input: ciphertext as Data)))
     }
 }
 
@@ -191,23 +202,25 @@ public func SecKeyCopyKeyExchangeResult(
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     reporting(error) { () throws(EngineError) -> CFData in
-        guard case .keyExchange(let cofactor, let kdf) = algorithm.operation,
+        guard case .keyExchange(_, let kdf) = algorithm.operation,
             SecKeyIsAlgorithmSupported(privateKey, .keyExchange, algorithm)
         else { throw unsupported(algorithm, .keyExchange, privateKey) }
-        let secret = try privateKey.key.sharedSecret(with: publicKey.key, cofactor: cofactor)
-        guard let kdf else { return NSData(data: secret) }
-        var values: [String: Any] = [:]
-        for (key, value) in try SecItemDictionary.entries(of: parameters) { values[key] = value }
-        let sizeKey = kSecKeyKeyExchangeParameterRequestedSize as String
-        guard let sizeValue = values[sizeKey], let size = FoundationValue.integer(sizeValue), size > 0 else {
-            throw EngineError(
-                .param, "\(algorithm.identifier) needs a positive kSecKeyKeyExchangeParameterRequestedSize")
+        var use = KeyUse(.keyExchange, algorithm: algorithm.identifier, input: try publicKey.key.publicRepresentation())
+        if kdf != nil {
+            var values: [String: Any] = [:]
+            for (key, value) in try SecItemDictionary.entries(of: parameters) { values[key] = value }
+            let sizeKey = kSecKeyKeyExchangeParameterRequestedSize as String
+            guard let sizeValue = values[sizeKey], let size = FoundationValue.integer(sizeValue), size > 0,
+                size <= Int64(Int32.max)
+            else {
+                throw EngineError(
+                    .param, "\(algorithm.identifier) needs a positive kSecKeyKeyExchangeParameterRequestedSize")
+            }
+            use.requestedSize = Int(size)
+            let infoKey = kSecKeyKeyExchangeParameterSharedInfo as String
+            if let info = values[infoKey] { use.sharedInfo = try FoundationValue.requireData(info, for: infoKey) }
         }
-        let infoKey = kSecKeyKeyExchangeParameterSharedInfo as String
-        let info = try values[infoKey].map { (value) throws(EngineError) in
-            try FoundationValue.requireData(value, for: infoKey)
-        }
-        return NSData(data: try X963KDF.derive(secret, sharedInfo: info ?? Data(), size: Int(size), digest: kdf))
+        return NSData(data: try privateKey.run(use))
     }
 }
 

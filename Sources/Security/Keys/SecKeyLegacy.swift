@@ -39,29 +39,45 @@ public struct SecPadding: OptionSet, Sendable, Hashable {
     /// PKCS#1 v1.5 over a SHA-512 digest.
     public static let PKCS1SHA512 = SecPadding(rawValue: 0x8006)
 
-    /// The signature scheme the padding means for `key` (ECDSA signs the digest given, whatever the padding).
-    func signatureScheme(for key: AsymmetricKey) throws(EngineError) -> SignatureScheme {
-        guard key.kind == .rsa else { return .ecdsaX962(nil, isDigest: true) }
+    /// The signature algorithm the padding means for `key` (ECDSA signs the digest given, whatever the padding).
+    func signatureAlgorithm(for key: AsymmetricKey) throws(EngineError) -> SecKeyAlgorithm {
+        guard key.kind == .rsa else { return .ecdsaSignatureDigestX962 }
         switch self {
-        case .none, .sigRaw: return .rsaRaw
-        case .PKCS1: return .rsaPKCS1v15Raw
-        case .PKCS1SHA1: return .rsaPKCS1v15(.sha1, isDigest: true)
-        case .PKCS1SHA224: return .rsaPKCS1v15(.sha224, isDigest: true)
-        case .PKCS1SHA256: return .rsaPKCS1v15(.sha256, isDigest: true)
-        case .PKCS1SHA384: return .rsaPKCS1v15(.sha384, isDigest: true)
-        case .PKCS1SHA512: return .rsaPKCS1v15(.sha512, isDigest: true)
+        case .none, .sigRaw: return .rsaSignatureRaw
+        case .PKCS1: return .rsaSignatureDigestPKCS1v15Raw
+        case .PKCS1SHA1: return .rsaSignatureDigestPKCS1v15SHA1
+        case .PKCS1SHA224: return .rsaSignatureDigestPKCS1v15SHA224
+        case .PKCS1SHA256: return .rsaSignatureDigestPKCS1v15SHA256
+        case .PKCS1SHA384: return .rsaSignatureDigestPKCS1v15SHA384
+        case .PKCS1SHA512: return .rsaSignatureDigestPKCS1v15SHA512
         default: throw EngineError(.param, "the padding 0x\(String(rawValue, radix: 16)) does not sign")
+        }
+    }
+
+    /// The signature scheme the padding means for `key`.
+    func signatureScheme(for key: AsymmetricKey) throws(EngineError) -> SignatureScheme {
+        guard case .signature(let scheme) = try signatureAlgorithm(for: key).operation else {
+            throw EngineError(.internalComponent, "a legacy padding names no signature")
+        }
+        return scheme
+    }
+
+    /// The encryption algorithm it means.
+    func encryptionAlgorithm() throws(EngineError) -> SecKeyAlgorithm {
+        switch self {
+        case .none: return .rsaEncryptionRaw
+        case .PKCS1: return .rsaEncryptionPKCS1
+        case .OAEP: return .rsaEncryptionOAEPSHA1
+        default: throw EngineError(.param, "the padding 0x\(String(rawValue, radix: 16)) does not encrypt")
         }
     }
 
     /// The encryption padding it means.
     func encryptionPadding() throws(EngineError) -> EncryptionPadding {
-        switch self {
-        case .none: return .raw
-        case .PKCS1: return .pkcs1
-        case .OAEP: return .oaep(.sha1)
-        default: throw EngineError(.param, "the padding 0x\(String(rawValue, radix: 16)) does not encrypt")
+        guard case .encryption(let padding) = try encryptionAlgorithm().operation else {
+            throw EngineError(.internalComponent, "a legacy padding names no encryption")
         }
+        return padding
     }
 }
 
@@ -108,8 +124,10 @@ public func SecKeyDecrypt(
     _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>
 ) -> OSStatus {
     legacyStatus { () throws(EngineError) in
-        let opened = try key.key.decrypt(
-            Data(bytes: cipherText, count: cipherTextLen), padding: padding.encryptionPadding())
+        let opened = try key.run(
+            KeyUse(
+                .decrypt, algorithm: padding.encryptionAlgorithm().identifier,
+                input: Data(bytes: cipherText, count: cipherTextLen)))
         try deliver(opened, to: plainText, length: plainTextLen)
     }
 }
@@ -120,8 +138,10 @@ public func SecKeyRawSign(
     _ sig: UnsafeMutablePointer<UInt8>, _ sigLen: UnsafeMutablePointer<Int>
 ) -> OSStatus {
     legacyStatus { () throws(EngineError) in
-        let signature = try key.key.sign(
-            Data(bytes: dataToSign, count: dataToSignLen), scheme: padding.signatureScheme(for: key.key))
+        let signature = try key.run(
+            KeyUse(
+                .sign, algorithm: padding.signatureAlgorithm(for: key.key).identifier,
+                input: Data(bytes: dataToSign, count: dataToSignLen)))
         try deliver(signature, to: sig, length: sigLen)
     }
 }
@@ -135,7 +155,7 @@ public func SecKeyRawVerify(
     let status = legacyStatus { () throws(EngineError) in
         valid = try key.key.verify(
             Data(bytes: sig, count: sigLen), of: Data(bytes: signedData, count: signedDataLen),
-            scheme: padding.signatureScheme(for: key.key))
+            scheme: try padding.signatureScheme(for: key.key))
     }
     guard status == errSecSuccess, !valid else { return status }
     LastErrorMessage.record("the signature does not verify")

@@ -1,25 +1,24 @@
 import Foundation
 import KeychainCore
-import KeychainKeys
 
 /// What a key or certificate item stores, derived from the object as Apple's server derives it
 /// (`SecItemSchema.c`, `SecKeyCopyAttributes`): the key's class, type and sizes, its application label (the SHA-1
 /// of its public key) and abilities; the certificate's type, encoding, names, serial number and public-key hash.
 /// The secret is the key's external representation (PKCS#1 for RSA, ANSI X9.63 for EC) or the certificate's DER.
-enum CredentialAttributes {
+package enum CredentialAttributes {
     /// `kcls` of a public and of a private key.
-    static let publicKeyClass: Int64 = 0
-    static let privateKeyClass: Int64 = 1
+    package static let publicKeyClass: Int64 = 0
+    package static let privateKeyClass: Int64 = 1
     /// `type` of an RSA and of an elliptic-curve key (Apple's `kSecAttrKeyTypeRSA`, `…ECSECPrimeRandom`).
-    static let rsaType: Int64 = 42
-    static let ellipticCurveType: Int64 = 73
+    package static let rsaType: Int64 = 42
+    package static let ellipticCurveType: Int64 = 73
     /// `ctyp` of an X.509 version 3 certificate and `cenc` of DER (CSSM's values, which Apple keeps).
-    static let x509Version3: Int64 = 3
-    static let derEncoding: Int64 = 3
+    package static let x509Version3: Int64 = 3
+    package static let derEncoding: Int64 = 3
 
     /// The attributes and secret of a key item for `key`: what the key decides (class, type, sizes) always comes
     /// from it, as Apple's does; the label, tag, abilities and `klbl` the caller gave win over the defaults.
-    static func key(
+    package static func key(
         _ key: AsymmetricKey, given: ItemAttributes, tag: Data?, label: String?
     ) throws(EngineError) -> (attributes: ItemAttributes, data: Data) {
         var attributes = given
@@ -44,7 +43,7 @@ enum CredentialAttributes {
 
     /// The key `data` holds, read as the attributes' class (`kcls`) and type (`type`) say: both are required, as
     /// `SecKeyCreateWithData` requires them.
-    static func key(in data: Data, attributes: ItemAttributes) throws(EngineError) -> AsymmetricKey {
+    package static func key(in data: Data, attributes: ItemAttributes) throws(EngineError) -> AsymmetricKey {
         guard case .integer(let keyClass) = attributes[.keyClass], keyClass <= privateKeyClass else {
             throw EngineError(
                 .param, "a key item's data needs its class: kSecAttrKeyClass (\"kcls\") public or private")
@@ -61,7 +60,7 @@ enum CredentialAttributes {
     /// The attributes and secret of a certificate item: type, encoding, subject, issuer, serial number, subject key
     /// identifier, the SHA-1 of its public key (which its private key's `klbl` matches) and, unless given, the
     /// subject summary as the label.
-    static func certificate(
+    package static func certificate(
         _ certificate: Certificate, given: ItemAttributes
     ) throws(EngineError) -> (attributes: ItemAttributes, data: Data) {
         guard let issuer = certificate.issuerDER, let serial = certificate.serialNumber,
@@ -82,30 +81,7 @@ enum CredentialAttributes {
     }
 
     /// A key's application label: the SHA-1 of its public key's external representation.
-    static func applicationLabel(of key: AsymmetricKey) throws(EngineError) -> Data {
+    package static func applicationLabel(of key: AsymmetricKey) throws(EngineError) -> Data {
         try Digest.sha1.hash(try key.publicRepresentation())
-    }
-
-    /// The `SecKey` a stored key item holds (its data and attributes are needed).
-    static func secKey(of item: Item) throws(EngineError) -> SecKey {
-        guard let data = item.data, !data.isEmpty else {
-            throw EngineError(.internalComponent, "the key item was read without its data")
-        }
-        let key = try key(in: data, attributes: item.attributes)
-        var tag: Data?
-        switch item.attributes[.applicationTag] {
-        case .data(let bytes): tag = bytes
-        case .string(let text): tag = Data(text.utf8)
-        default: tag = nil
-        }
-        return try SecKey(key: key, tag: tag, label: item.attributes.string(.label))
-    }
-
-    /// The `SecCertificate` a stored certificate item holds.
-    static func secCertificate(of item: Item) throws(EngineError) -> SecCertificate {
-        guard let data = item.data, !data.isEmpty else {
-            throw EngineError(.internalComponent, "the certificate item was read without its data")
-        }
-        return SecCertificate(try Certificate(der: data))
     }
 }

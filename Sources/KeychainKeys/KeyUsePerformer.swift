@@ -1,0 +1,43 @@
+import Foundation
+import KeychainCore
+
+/// The key layer's side of the keychain's key uses (``KeyUse``): the keychain finds and opens the key item, this
+/// reads the key from its bytes and runs the operation the algorithm's identifier names. The process installs it
+/// (``install()``) before its keychain uses a stored key: keychaind at its start, an app before its first use of
+/// a stored key.
+package struct KeyUsePerformer: KeyOperating {
+    /// The key layer.
+    package init() {}
+
+    /// Installs the key layer for this process's keychains.
+    package static func install() {
+        KeyOperations.install(KeyUsePerformer())
+    }
+
+    /// Runs `use` with the stored key.
+    package func perform(_ use: KeyUse, key data: Data, attributes: ItemAttributes) throws(EngineError) -> Data {
+        try perform(use, with: try CredentialAttributes.key(in: data, attributes: attributes))
+    }
+
+    /// Runs `use` with a key in memory: the same operations a stored key gets, for a key the caller holds.
+    package func perform(_ use: KeyUse, with key: AsymmetricKey) throws(EngineError) -> Data {
+        if use.operation == .publicKey { return try key.publicRepresentation() }
+        guard let operation = KeyOperation(identifier: use.algorithm) else {
+            throw EngineError(.param, "the algorithm \(use.algorithm) is not one this keychain knows")
+        }
+        switch (use.operation, operation) {
+        case (.sign, .signature(let scheme)) where scheme.isRSA == (key.kind == .rsa):
+            return try key.sign(use.input, scheme: scheme)
+        case (.decrypt, .encryption(let padding)) where key.kind == .rsa:
+            return try key.decrypt(use.input, padding: padding)
+        case (.keyExchange, .keyExchange(let cofactor, let kdf)) where key.kind != .rsa:
+            let peer = try AsymmetricKey.importing(use.input, kind: key.kind, isPrivate: false)
+            let secret = try key.sharedSecret(with: peer, cofactor: cofactor)
+            guard let kdf else { return secret }
+            return try X963KDF.derive(secret, sharedInfo: use.sharedInfo, size: use.requestedSize, digest: kdf)
+        default:
+            throw EngineError(
+                .param, "\(use.algorithm) does not \(use.operation) with this key (SecKeyIsAlgorithmSupported: false)")
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import KeychainCore
+import KeychainKeys
+import Security
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Private keys the keychain keeps (`kSecAttrIsExtractable` false): the app holds a handle, the keychain signs,
+/// decrypts and agrees for it, and the key's bytes never come back.
+@Suite("Non-extractable keys: used where they are stored, never returned")
+struct NonExtractableKeyTests {
+    private func generate(_ type: CFString, bits: Int) throws -> SecKey {
+        var error: Unmanaged<CFError>?
+        let parameters: [String: Any] = [kSecAttrKeyType as String: type, kSecAttrKeySizeInBits as String: bits]
+        return try #require(SecKeyCreateRandomKey(parameters as CFDictionary, &error))
+    }
+
+    private func status(_ error: Unmanaged<CFError>?) -> Int? {
+        error.map { ($0.takeRetainedValue() as Error as NSError).code }
+    }
+
+    @Test("A handle signs, decrypts and agrees through the keychain; its bytes are refused as Apple refuses them")
+    func handleUsesTheStoredKey() throws {
+        let keychain = try TestSecItemKeychain()
+        let ec = try generate(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+        let rsa = try generate(kSecAttrKeyTypeRSA, bits: 2048)
+        try keychain.run {
+            for (key, tag) in [(ec, "ec"), (rsa, "rsa")] {
+                let added = add([
+                    kSecClass as String: kSecClassKey, kSecValueRef as String: key,
+                    kSecAttrApplicationTag as String: tag, kSecAttrIsExtractable as String: false,
+                ])
+                #expect(added.status == errSecSuccess, "\(added.message ?? "")")
+            }
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: "ec",
+                kSecReturnRef as String: true,
+            ]
+            let handle = try #require(copy(query).result as? SecKey)
+            #expect(handle == ec, "the handle is the same key: equal, as Apple's CFEqual says")
+            var error: Unmanaged<CFError>?
+            #expect(SecKeyCopyExternalRepresentation(handle, &error) == nil)
+            #expect(status(error) == Int(errSecUnimplemented))
+            let attributes = try #require(SecKeyCopyAttributes(handle) as? [String: Any])
+            #expect(attributes[kSecAttrIsExtractable as String] as? Bool == false)
+            #expect(attributes[kSecValueData as String] == nil)
+            // kSecReturnData gives no key bytes.
+            var dataQuery = query
+            dataQuery[kSecReturnRef as String] = nil
+            dataQuery[kSecReturnData as String] = true
+            #expect((copy(dataQuery).result as? Data)?.isEmpty == true)
+            // It signs (checked with the public key), in Apple's and in the legacy functions.
+            let message = Data("signed inside the keychain".utf8)
+            let signature = try #require(
+                SecKeyCreateSignature(handle, .ecdsaSignatureMessageX962SHA256, message as CFData, &error))
+            let publicKey = try #require(SecKeyCopyPublicKey(ec))
+            #expect(
+                SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, signature, &error)
+            )
+            var digest = [UInt8](repeating: 7, count: 32)
+            var legacy = [UInt8](repeating: 0, count: 128)
+            var legacyLength = legacy.count
+            #expect(SecKeyRawSign(handle, .PKCS1, &digest, digest.count, &legacy, &legacyLength) == errSecSuccess)
+            #expect(SecKeyRawVerify(publicKey, .PKCS1, &digest, digest.count, &legacy, legacyLength) == errSecSuccess)
+            // It agrees on the same secret as the key it was made from.
+            let peer = try generate(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+            let peerPublic = try #require(SecKeyCopyPublicKey(peer))
+            let inKeychain = SecKeyCopyKeyExchangeResult(
+                handle, .ecdhKeyExchangeStandard, peerPublic, [:] as CFDictionary, &error)
+            let inMemory = SecKeyCopyKeyExchangeResult(
+                ec, .ecdhKeyExchangeStandard, peerPublic, [:] as CFDictionary, &error)
+            #expect(inKeychain != nil && inKeychain as Data? == inMemory as Data?)
+            // An RSA handle decrypts.
+            var rsaQuery = query
+            rsaQuery[kSecAttrApplicationTag as String] = "rsa"
+            let rsaHandle = try #require(copy(rsaQuery).result as? SecKey)
+            let rsaPublic = try #require(SecKeyCopyPublicKey(rsa))
+            let ciphertext = try #require(
+                SecKeyCreateEncryptedData(rsaPublic, .rsaEncryptionOAEPSHA256, message as CFData, &error))
+            #expect(
+                SecKeyCreateDecryptedData(rsaHandle, .rsaEncryptionOAEPSHA256, ciphertext, &error) as Data? == message)
+        }
+    }
+
+    @Test("The rules hold: never made extractable, never synchronizable, never used by another app or when locked")
+    func rulesHold() throws {
+        let keychain = try TestSecItemKeychain()
+        try keychain.engine.setPasscode("2468", current: nil)
+        let key = try generate(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+        let reference = try keychain.run { () throws -> Data in
+            let synchronizable = add([
+                kSecClass as String: kSecClassKey, kSecValueRef as String: key,
+                kSecAttrIsExtractable as String: false, kSecAttrSynchronizable as String: true,
+            ])
+            #expect(synchronizable.status == errSecParam)
+            #expect(synchronizable.message?.contains("synchronizable") == true)
+            let added = add([
+                kSecClass as String: kSecClassKey, kSecValueRef as String: key, kSecAttrIsExtractable as String: false,
+                kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
+                kSecReturnPersistentRef as String: true,
+            ])
+            let made = update(
+                [kSecClass as String: kSecClassKey], [kSecAttrIsExtractable as String: true])
+            #expect(made.status == errSecParam)
+            return try #require(added.result as? Data)
+        }
+        // Another app's caller, given the item's persistent reference, cannot use it (the wall is the engine's).
+        KeyUsePerformer.install()
+        let persistent = try #require(PersistentReference(data: reference))
+        let use = KeyUse(.sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data("x".utf8))
+        let query = ItemQuery(itemClass: .key, synchronizable: .any, persistentReference: persistent)
+        let stranger = Caller(applicationIdentifier: "OTHER.com.example.b", accessGroups: ["OTHER.com.example.b"])
+        #expect(throws: EngineError.self) { try keychain.engine.useKey(query, use, for: stranger) }
+        do {
+            _ = try keychain.engine.useKey(query, use, for: stranger)
+        } catch {
+            #expect(error.code == .itemNotFound)
+        }
+        #expect(try keychain.engine.useKey(query, use, for: keychain.caller).count > 8)
+        // Locked: the key cannot be used.
+        keychain.engine.lock()
+        do {
+            _ = try keychain.engine.useKey(query, use, for: keychain.caller)
+            Issue.record("a locked keychain used its key")
+        } catch {
+            #expect(error.code == .interactionNotAllowed)
+        }
+    }
+
+    @Test(
+        "Through a real keychaind: an app signs with a key it never holds (its memory is searched for the key's bytes)",
+        .enabled(if: geteuid() == 0, "starting keychaind as its system user and reading a process's memory needs root"))
+    func appNeverHoldsTheKey() throws {
+        let daemon = try DaemonProcess()
+        let home = try TemporaryDirectory()
+        let environment = [
+            "KEYCHAIN_DAEMON": daemon.socketPath, "KEYCHAIN_HOME": home.keychain.path, "SWIFT_BACKTRACE": "enable=no",
+        ]
+        let key = try generate(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+        var error: Unmanaged<CFError>?
+        let external = try #require(SecKeyCopyExternalRepresentation(key, &error)) as Data
+        let scalar = [UInt8](external.suffix(32))
+        let publicKey = try #require(SecKeyCopyPublicKey(key))
+        // One process stores the key (it had the bytes: an importer), marked extractable or not by its tag.
+        var probe = Probe(keychainHome: home.keychain)
+        probe.extraEnvironment = environment
+        for (tag, extractable) in [("kept", false), ("given", true)] {
+            let added = try probe.call(
+                "add",
+                [
+                    kSecClass as String: kSecClassKey, kSecValueData as String: external,
+                    kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+                    kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                    kSecAttrApplicationTag as String: tag, kSecAttrIsExtractable as String: extractable,
+                ])
+            #expect(added.status == errSecSuccess, "\(added.message)")
+        }
+        // Another process, the app, signs with each and waits while its memory is searched.
+        let message = Data("from the app".utf8)
+        var found: [String: Bool] = [:]
+        for tag in ["kept", "given"] {
+            let query = String(
+                decoding: try JSONSerialization.data(withJSONObject: [
+                    kSecClass as String: kSecClassKey as String, kSecAttrApplicationTag as String: tag,
+                    kSecReturnRef as String: true,
+                ]), as: UTF8.self)
+            let app = try PipeSession(
+                Probe.builtExecutable.path, ["sign", query, message.base64EncodedString()],
+                environment: environment)
+            let line = try app.readLine()
+            let outcome = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(outcome["status"] as? Int == 0, "\(line)")
+            let encoded = try #require((outcome["result"] as? [String: Any])?["$data"] as? String)
+            let signature = try #require(Data(base64Encoded: encoded))
+            #expect(
+                SecKeyVerifySignature(
+                    publicKey, .ecdsaSignatureMessageX962SHA256, message as CFData, signature as CFData, &error))
+            // The scalar as the key's bytes carry it, or as OpenSSL's number holds it (little-endian words).
+            found[tag] =
+                try ProcessInspection.writableMemory(of: app.pid, contains: scalar)
+                || ProcessInspection.writableMemory(of: app.pid, contains: scalar.reversed())
+            app.send("done")
+            _ = try app.finish()
+        }
+        #expect(found["given"] == true, "the search finds a key the app does hold (the control)")
+        #expect(found["kept"] == false, "the app's memory holds the key keychaind keeps")
+    }
+}
