@@ -67,6 +67,7 @@ package final class UserQuotas: Sendable {
         switch request {
         case .add, .addOrUpdate: 1
         case .addBatch(let items): items.count
+        case .generateKey(let generation): generation.publicKey == nil ? 1 : 2
         case .update: 0
         case .writeEach(let writes): writes.reduce(0) { $0 + (newItems(of: $1) ?? 0) }
         default: nil

@@ -40,4 +40,30 @@ package struct KeyUsePerformer: KeyOperating {
                 .param, "\(use.algorithm) does not \(use.operation) with this key (SecKeyIsAlgorithmSupported: false)")
         }
     }
+
+    /// Makes a key pair: its private and public items, completed from the key.
+    package func generate(_ generation: KeyGeneration) throws(EngineError) -> [NewItem] {
+        let key: AsymmetricKey
+        switch generation.keyType {
+        case CredentialAttributes.rsaType: key = try AsymmetricKey.generateRSA(bits: generation.sizeInBits)
+        case CredentialAttributes.ellipticCurveType:
+            guard let curve = AsymmetricKey.Curve(rawValue: generation.sizeInBits) else {
+                throw EngineError(
+                    .param, "an elliptic-curve key of \(generation.sizeInBits) bits: the sizes are 256, 384 and 521")
+            }
+            key = try AsymmetricKey.generateEC(curve)
+        default:
+            throw EngineError(.param, "the key type \(generation.keyType) is not RSA (42) or an elliptic curve (73)")
+        }
+        var items: [NewItem] = []
+        for (template, half) in [(generation.privateKey, key), (generation.publicKey, try key.publicKey())] {
+            guard var item = template else { continue }
+            let made = try CredentialAttributes.key(half, given: item.attributes, tag: nil, label: nil)
+            item.itemClass = .key
+            item.attributes = made.attributes
+            item.data = made.data
+            items.append(item)
+        }
+        return items
+    }
 }

@@ -15,7 +15,7 @@ package enum RequestTag: UInt8, CaseIterable {
     case listApps, describe
     /// The erase threshold with the passcode that vouches for it.
     case setEraseAfter, checkPasscode, writeEach, ping
-    case useKey
+    case useKey, generateKey
 }
 
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
@@ -98,6 +98,9 @@ extension BackendRequest {
             writer.byte(RequestTag.useKey.rawValue)
             query.write(to: &writer)
             use.write(to: &writer)
+        case .generateKey(let generation):
+            writer.byte(RequestTag.generateKey.rawValue)
+            generation.write(to: &writer)
         }
     }
 
@@ -147,6 +150,7 @@ extension BackendRequest {
                     return write
                 })
         case .useKey: self = .useKey(try ItemQuery(wire: &reader), try KeyUse(wire: &reader))
+        case .generateKey: self = .generateKey(try KeyGeneration(wire: &reader))
         case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter, .ping:
             return nil
         }

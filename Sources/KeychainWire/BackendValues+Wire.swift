@@ -343,3 +343,19 @@ extension KeyUse {
             sharedInfo: try reader.data())
     }
 }
+
+extension KeyGeneration {
+    /// The type, the size, the private item and the public one when there is one.
+    func write(to writer: inout WireWriter) {
+        writer.int64(keyType)
+        writer.int(sizeInBits)
+        privateKey.write(to: &writer)
+        writer.optional(publicKey) { $1.write(to: &$0) }
+    }
+
+    init(wire reader: inout WireReader) throws(EngineError) {
+        self.init(
+            keyType: try reader.int64(), sizeInBits: try reader.int(), privateKey: try NewItem(wire: &reader),
+            publicKey: try reader.optional { (reader) throws(EngineError) in try NewItem(wire: &reader) })
+    }
+}

@@ -91,6 +91,11 @@ private func makeSamples() -> [[UInt8]] {
             .useKey(
                 ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(Data("tag".utf8))]),
                 KeyUse(.sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data("message".utf8))),
+            .generateKey(
+                KeyGeneration(
+                    keyType: 73, sizeInBits: 256,
+                    privateKey: NewItem(itemClass: .key, attributes: [.isExtractable: .bool(false)]),
+                    publicKey: NewItem(itemClass: .key))),
         ]
         let requests: [DaemonRequest] =
             [.hello(version: DaemonCoding.version)] + keychainRequests.map { .backend($0) } + [

@@ -4,10 +4,12 @@
 //
 //     secitem-probe add|copy|update|delete '<dictionary as JSON>' ['<attributesToUpdate as JSON>']
 //     secitem-probe sign '<query as JSON>' <message as base64>
+//     secitem-probe generate '<SecKeyCreateRandomKey parameters as JSON>'
 //
 // `sign` finds a key (kSecReturnRef) and signs the message with ECDSA (X9.62, SHA-256) as an app does, prints the
 // outcome with the signature as its result, then waits for a line on standard input before it exits, so that a test
-// can look through the process's memory while it holds the key it was given.
+// can look through the process's memory while it holds the key it was given. `generate` makes a key with
+// SecKeyCreateRandomKey and tries to export it: its result is the export's status (-4 when the keychain keeps it).
 //
 // JSON strings, numbers and Booleans become String, NSNumber and Bool; {"$data": "<base64>"} becomes Data and
 // {"$date": <seconds since 2001>} a Date. The output is {"status": <OSStatus>, "message": "<why, on failure>",
@@ -55,6 +57,16 @@ func probe(_ arguments: [String]) -> Int32 {
     let status: OSStatus
     var key: SecKey?
     switch arguments[1] {
+    case "generate":
+        var error: Unmanaged<CFError>?
+        guard let made = SecKeyCreateRandomKey(query, &error) else {
+            status = OSStatus((error?.takeRetainedValue() as Error? as NSError?)?.code ?? Int(errSecParam))
+            break
+        }
+        status = errSecSuccess
+        let exported = SecKeyCopyExternalRepresentation(made, &error)
+        let code = exported == nil ? (error?.takeRetainedValue() as Error? as NSError?)?.code ?? -1 : 0
+        result = NSNumber(value: code)
     case "sign":
         guard arguments.count == 4, let message = Data(base64Encoded: arguments[3]) else { return 2 }
         (status, result, key) = sign(message, withKeyFoundBy: query)

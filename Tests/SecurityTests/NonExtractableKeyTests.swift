@@ -189,5 +189,26 @@ struct NonExtractableKeyTests {
         }
         #expect(found["given"] == true, "the search finds a key the app does hold (the control)")
         #expect(found["kept"] == false, "the app's memory holds the key keychaind keeps")
+        // A permanent key an app generates through keychaind is made there and kept there by default: the app
+        // cannot export it, and another process of the app signs with it.
+        let generated = try probe.call(
+            "generate",
+            [
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom as String,
+                kSecAttrKeySizeInBits as String: 256, kSecAttrIsPermanent as String: true,
+                kSecAttrApplicationTag as String: "made-in-keychaind",
+            ])
+        #expect(generated.status == errSecSuccess, "\(generated.message)")
+        #expect(generated.result as? Int == Int(errSecUnimplemented), "the generated key cannot be exported")
+        let query = String(
+            decoding: try JSONSerialization.data(withJSONObject: [
+                kSecClass as String: kSecClassKey as String, kSecAttrApplicationTag as String: "made-in-keychaind",
+                kSecAttrKeyClass as String: kSecAttrKeyClassPrivate as String, kSecReturnRef as String: true,
+            ]), as: UTF8.self)
+        let signer = try PipeSession(
+            Probe.builtExecutable.path, ["sign", query, message.base64EncodedString()], environment: environment)
+        #expect(try signer.readLine().hasPrefix(#"{"message":"","result":{"$data""#))
+        signer.send("done")
+        _ = try signer.finish()
     }
 }

@@ -56,12 +56,17 @@ public enum BackendRequest: Sendable {
     /// Uses the one private key item a query finds (its access control applies as to reading its secret) without
     /// returning it: a signature, a decryption, a key exchange or its public half. Replies ``BackendReply/data(_:)``.
     case useKey(ItemQuery, KeyUse)
+    /// Makes a key pair and stores its halves, all or nothing; replies ``BackendReply/written(_:)`` (a
+    /// non-extractable private key without its data).
+    case generateKey(KeyGeneration)
 
     /// Whether the request acts on items for a caller (whose access groups decide what it reaches), rather than on
     /// the keychain as a whole (the keybag, file keys, verification), which ignores the caller.
     public var actsForCaller: Bool {
         switch self {
-        case .add, .addBatch, .addOrUpdate, .copyMatching, .update, .delete, .changes, .writeEach, .useKey: true
+        case .add, .addBatch, .addOrUpdate, .copyMatching, .update, .delete, .changes, .writeEach, .useKey,
+            .generateKey:
+            true
         default: false
         }
     }
@@ -93,6 +98,7 @@ public enum BackendRequest: Sendable {
         case .latestChangeSequence: "latestChangeSequence"
         case .writeEach: "writeEach"
         case .useKey: "useKey"
+        case .generateKey: "generateKey"
         }
     }
 
@@ -105,6 +111,7 @@ public enum BackendRequest: Sendable {
         case .setEraseAfter(_, let passcode): passcode != nil
         case .add(let item), .addOrUpdate(let item): item.authentication?.bringsSecret == true
         case .addBatch(let items): items.contains { $0.authentication?.bringsSecret == true }
+        case .generateKey(let generation): generation.privateKey.authentication?.bringsSecret == true
         case .copyMatching(let query), .update(let query, _), .delete(let query), .useKey(let query, _):
             query.authentication?.bringsSecret == true
         case .writeEach(let writes): writes.contains { $0.mayStretchPasscode }
@@ -117,7 +124,7 @@ public enum BackendRequest: Sendable {
     /// Whether the request writes items, so that it commits durably (keychaind commits such writes in groups).
     public var isItemWrite: Bool {
         switch self {
-        case .add, .addBatch, .addOrUpdate, .update, .delete: true
+        case .add, .addBatch, .addOrUpdate, .update, .delete, .generateKey: true
         default: false
         }
     }

@@ -116,10 +116,18 @@ extension Engine {
         case .update(let query, let changes):
             body = try preparedUpdate(query, with: changes, for: caller, release: try updateRelease(query, changes))
         case .delete(let query): body = try preparedDelete(query, for: caller)
+        case .generateKey(let generation):
+            // Made before the write takes the lock: an RSA key takes a while.
+            body = preparedBatch(try KeyOperations.current().generate(generation), for: caller)
         default: throw .param("\(request.name) is not a write")
         }
         return { (state) throws(EngineError) -> WriteResult in
-            let items = try body(state)
+            // A non-extractable key's bytes never leave the keychain, not even in the answer to its own write.
+            let items = try body(state).map { item in
+                var item = item
+                if !ItemValidator.isExtractable(item.attributes) { item.data = nil }
+                return item
+            }
             let log = state.store.changeLog
             let sequence: Int64
             if let pending = log.pendingMark.sequence {

@@ -43,6 +43,28 @@ public struct KeyUse: Sendable, Equatable {
     }
 }
 
+/// A key pair the keychain makes itself, so that its private half is born where it is stored (in keychaind, for its
+/// clients) and never travels. Both halves are stored, all or nothing, with the attributes given (a tag, a label,
+/// the access group, the accessibility and access control) completed from the key (class, type, sizes, label).
+public struct KeyGeneration: Sendable, Equatable {
+    /// Apple's key type: 42 for RSA, 73 for an elliptic curve (`kSecAttrKeyType`).
+    public var keyType: Int64
+    /// The key's size in bits (RSA 1024–4096; EC 256, 384, 521).
+    public var sizeInBits: Int
+    /// The private half's item; its data is ignored.
+    public var privateKey: NewItem
+    /// The public half's item, or `nil` to keep only the private half.
+    public var publicKey: NewItem?
+
+    /// Describes a key pair to make.
+    public init(keyType: Int64, sizeInBits: Int, privateKey: NewItem, publicKey: NewItem?) {
+        self.keyType = keyType
+        self.sizeInBits = sizeInBits
+        self.privateKey = privateKey
+        self.publicKey = publicKey
+    }
+}
+
 /// The key layer's side of ``KeyUse``: the engine finds the key item and opens it, this runs the operation on its
 /// bytes. The engine cannot link the key layer (which builds on it), so the process installs it once
 /// (``KeyOperations/install(_:)``) before its keychain is asked to use a key.
@@ -50,6 +72,9 @@ package protocol KeyOperating: Sendable {
     /// Runs `use` with the key whose external representation is `key`, described by `attributes` (its class, type
     /// and size).
     func perform(_ use: KeyUse, key: Data, attributes: ItemAttributes) throws(EngineError) -> Data
+
+    /// Makes the key pair `generation` describes: its items (private first) with their data and attributes.
+    func generate(_ generation: KeyGeneration) throws(EngineError) -> [NewItem]
 }
 
 /// The process's key layer, installed once.
@@ -62,7 +87,7 @@ package enum KeyOperations {
     }
 
     /// The installed key layer, or errSecUnimplemented naming what is missing.
-    static func current() throws(EngineError) -> any KeyOperating {
+    package static func current() throws(EngineError) -> any KeyOperating {
         guard let operations = installed.withLock({ $0 }) else {
             throw EngineError(
                 .unimplemented, "this process has no key layer installed, so the keychain cannot use a stored key")

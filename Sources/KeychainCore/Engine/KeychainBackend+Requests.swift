@@ -58,6 +58,12 @@ extension KeychainBackend {
         return output
     }
 
+    /// Makes a key pair inside the keychain and stores its halves (private first), all or nothing; a
+    /// non-extractable private key comes back without its data.
+    public func generateKey(_ generation: KeyGeneration, for caller: Caller) throws(EngineError) -> [Item] {
+        try written(.generateKey(generation), for: caller).items
+    }
+
     // MARK: Keybag
 
     /// The keybag's state. Works in every lock state.

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainCore
+import KeychainKeys
 import Synchronization
 
 /// **swift-keychain extension** (Apple's framework has no such type): the keychain and the caller identity that the
@@ -44,6 +45,8 @@ public struct SecItemKeychain: Sendable {
 
     /// The keychain a call made now uses: the scoped one, else the process's.
     static func current() throws(EngineError) -> SecItemKeychain {
+        // An embedded keychain uses and makes stored keys in this process.
+        KeyUsePerformer.install()
         if let scoped { return scoped }
         return try ProcessKeychain.shared.keychain()
     }

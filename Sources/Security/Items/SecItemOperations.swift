@@ -18,16 +18,7 @@ enum SecItemOperations {
         var requests: [SecItemDictionary] = []
         var toAdd: [(ItemClass, ItemAttributes, Data)] = []
         for dictionary in dictionaries {
-            var request = try SecItemDictionary(dictionary)
-            guard request.persistentReference == nil else {
-                throw .init(
-                    .param,
-                    "kSecValuePersistentRef (\"v_PersistentRef\") names an existing item; an add cannot take it")
-            }
-            try request.rejectMatchKeys(in: "SecItemAdd")
-            try request.rejectSkippingAuthentication(in: "SecItemAdd")
-            if case .flag(true) = request.synchronizable { request.attributes[.synchronizable] = .bool(true) }
-            try request.applyAccessControl(carryingConstraint: true)
+            let request = try SecItemDictionary(adding: dictionary)
             toAdd += try SecItemCredentials.itemsToAdd(request)
             requests.append(request)
         }
@@ -170,6 +161,20 @@ enum SecItemOperations {
 }
 
 extension SecItemDictionary {
+    /// Reads an add's dictionary: no persistent reference, no match keys, no skipping authentication; the
+    /// synchronizable flag and the access control moved into the attributes.
+    init(adding dictionary: NSDictionary) throws(EngineError) {
+        self = try SecItemDictionary(dictionary)
+        guard persistentReference == nil else {
+            throw .init(
+                .param, "kSecValuePersistentRef (\"v_PersistentRef\") names an existing item; an add cannot take it")
+        }
+        try rejectMatchKeys(in: "SecItemAdd")
+        try rejectSkippingAuthentication(in: "SecItemAdd")
+        if case .flag(true) = synchronizable { attributes[.synchronizable] = .bool(true) }
+        try applyAccessControl(carryingConstraint: true)
+    }
+
     /// The engine query: the attributes, the synchronizable filter (local items unless the query says otherwise; both
     /// kinds for a persistent reference), and `kSecValueData` left out, as Apple leaves it out of a query.
     mutating func query(limit: MatchLimit?, returning: ReturnOptions) throws(EngineError) -> ItemQuery {

@@ -75,11 +75,11 @@ struct KeyParameters {
         }
     }
 
-    /// The `SecItemAdd` dictionaries that store a generated pair's halves (private first): the parameters'
-    /// top-level item attributes, then each half's own (`kSecPrivateKeyAttrs`, `kSecPublicKeyAttrs`) over them,
-    /// leaving out what only generation reads; a half marked not permanent is left out.
+    /// The `SecItemAdd` dictionaries of a generated pair's halves (private first, each with its key class): the
+    /// parameters' top-level item attributes, then each half's own (`kSecPrivateKeyAttrs`, `kSecPublicKeyAttrs`)
+    /// over them, leaving out what only generation reads; a half marked not permanent is left out.
     static func itemDictionaries(
-        for keys: [SecKey], parameters: NSDictionary, extractableByDefault: Bool
+        parameters: NSDictionary, extractableByDefault: Bool
     ) throws(EngineError) -> [NSDictionary] {
         let generationOnly: Set<String> = [
             kSecAttrKeyType as String, kSecAttrKeySizeInBits as String, kSecAttrIsPermanent as String,
@@ -98,10 +98,10 @@ struct KeyParameters {
             }
         }
         var dictionaries: [NSDictionary] = []
-        for key in keys {
+        for isPrivate in [true, false] {
             var values = common
             var isPermanent = true
-            let own = key.isPrivate ? kSecPrivateKeyAttrs as String : kSecPublicKeyAttrs as String
+            let own = isPrivate ? kSecPrivateKeyAttrs as String : kSecPublicKeyAttrs as String
             if let attributes = nested[own] {
                 for (name, value) in try SecItemDictionary.entries(of: attributes) {
                     if name == kSecAttrIsPermanent as String {
@@ -116,9 +116,8 @@ struct KeyParameters {
             }
             guard isPermanent else { continue }
             values[SecItemKeys.itemClass] = SecItemKeys.key
-            values[SecItemKeys.valueReference] = key
-            if key.isPrivate {
-                values[SecItemKeys.returnReference] = true
+            values[kSecAttrKeyClass as String] = isPrivate ? kSecAttrKeyClassPrivate : kSecAttrKeyClassPublic
+            if isPrivate {
                 if values[kSecAttrIsExtractable as String] == nil {
                     values[kSecAttrIsExtractable as String] = extractableByDefault
                 }

@@ -2,6 +2,7 @@ import Foundation
 import KeychainClient
 import KeychainCore
 import KeychainKeys
+import KeychainPrompts
 
 // Apple's key functions (SecKey.h), on the key layer (KeychainKeys). Each reports a failure as Apple does: `nil` or
 // `false`, and a `CFError` whose code is the status (errSecParam for an algorithm the key does not support or input
@@ -40,19 +41,38 @@ public func SecKeyCreateRandomKey(
         guard let bits = request.sizeInBits else {
             throw EngineError(.param, "the key size (kSecAttrKeySizeInBits) is missing")
         }
-        let key =
-            request.isRSA
-            ? try AsymmetricKey.generateRSA(bits: bits) : try AsymmetricKey.generateEC(KeyParameters.curve(bits: bits))
-        let privateKey = try SecKey(key: key, tag: request.tag, label: request.label)
-        guard request.isPermanent else { return privateKey }
-        let publicKey = try SecKey(key: key.publicKey())
-        // Through keychaind a stored private key stays there unless the parameters say otherwise.
-        let heldByDaemon = try SecItemKeychain.current().backend is DaemonClient
-        let stored = try SecItemOperations.add(
-            try KeyParameters.itemDictionaries(
-                for: [privateKey, publicKey], parameters: parameters, extractableByDefault: !heldByDaemon))
-        // The private half as stored: a handle when the keychain keeps it.
-        return (stored as? SecKey) ?? privateKey
+        guard request.isPermanent else {
+            let key =
+                request.isRSA
+                ? try AsymmetricKey.generateRSA(bits: bits)
+                : try AsymmetricKey.generateEC(KeyParameters.curve(bits: bits))
+            return try SecKey(key: key, tag: request.tag, label: request.label)
+        }
+        // A stored pair is made by the keychain itself: through keychaind its private half is born there and, unless
+        // the parameters say otherwise, stays there (this process gets a handle).
+        let keychain = try SecItemKeychain.current()
+        let halves = try KeyParameters.itemDictionaries(
+            parameters: parameters, extractableByDefault: !(keychain.backend is DaemonClient)
+        ).map { (dictionary) throws(EngineError) in try SecItemDictionary(adding: dictionary) }
+        guard let privateHalf = halves.first(where: { $0.attributes[.keyClass] == .integer(1) }) else {
+            throw EngineError(.param, "kSecPrivateKeyAttrs says the private key is not permanent; it must be")
+        }
+        let publicHalf = halves.first { $0.attributes[.keyClass] == .integer(0) }
+        let items = try AuthenticationLoop.perform(privateHalf.authenticationOptions, backend: keychain.backend) {
+            (authentication) throws(EngineError) -> [Item] in
+            func item(_ half: SecItemDictionary) -> NewItem {
+                NewItem(
+                    itemClass: .key, attributes: half.attributes, allowsThisDeviceOnlySynchronizable: true,
+                    authentication: authentication)
+            }
+            let generation = KeyGeneration(
+                keyType: request.isRSA ? CredentialAttributes.rsaType : CredentialAttributes.ellipticCurveType,
+                sizeInBits: bits, privateKey: item(privateHalf), publicKey: publicHalf.map(item))
+            return try keychain.backend.generateKey(generation, for: keychain.caller)
+        }
+        guard let stored = items.first else { throw EngineError(.internalComponent, "no key came back") }
+        return try CredentialAttributes.secKey(
+            of: stored, keychain: keychain, authentication: privateHalf.authenticationOptions)
     }
 }
 

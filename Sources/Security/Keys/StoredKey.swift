@@ -14,10 +14,8 @@ struct StoredKey: Sendable {
     /// How the user is asked when the key's access control needs it.
     let authentication: AuthenticationLoop.Options
 
-    /// Runs `use` on the key where it is stored: keychaind for its clients, this process's engine otherwise
-    /// (which then needs the key layer installed here).
+    /// Runs `use` on the key where it is stored: keychaind for its clients, this process's engine otherwise.
     func use(_ use: KeyUse) throws(EngineError) -> Data {
-        KeyUsePerformer.install()
         let query = ItemQuery(itemClass: .key, synchronizable: .any, persistentReference: reference)
         return try AuthenticationLoop.perform(authentication, backend: keychain.backend) {
             (authentication) throws(EngineError) -> Data in
