@@ -79,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "Keychain",
-            dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts"]
+            dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts", "KeychainKeys"]
         ),
         .target(
             name: "FileProtection",

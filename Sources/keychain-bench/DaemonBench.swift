@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainCore
+import KeychainKeys
 import KeychainWire
 import Synchronization
 
@@ -25,6 +26,9 @@ enum DaemonBench {
         /// Durable add, 8 clients together through the daemon (their throughput together) beside one writer on the
         /// floor.
         var add_eight_clients: Comparison
+        /// A P-256 signature (ECDSA, SHA-256, 64 bytes) by a stored non-extractable key: ours through keychaind,
+        /// the "floor" the embedded engine (both open the key item and sign).
+        var stored_key_sign: Comparison?
         /// A `ping` through the daemon (no keychain touched), p50 µs: the round trip's own cost.
         var round_trip_p50_us: Double?
         /// `security find-generic-password -w` through the daemon, median ms; `nil` when not measured.
@@ -63,6 +67,7 @@ enum DaemonBench {
             items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
             add_eight_clients: addEight)
         report.round_trip_p50_us = try roundTrip(daemon: daemon)
+        report.stored_key_sign = try storedKeySign(daemon: daemon, embedded: embedded)
         try measureCLI(daemon: daemon, into: &report)
         try measureDefaultSocketCLI(executable: executable, into: &report)
         (report.flood, report.flood_note) = try FloodBench.run(daemon: daemon)
@@ -111,6 +116,30 @@ enum DaemonBench {
         var recorder = LatencyRecorder(capacity: 4000)
         for _ in 0..<4000 { try recorder.time { _ = try client.send(.ping) } }
         return recorder.figures.p50_us
+    }
+
+    /// A stored P-256 key's signature through keychaind beside the embedded engine's, taking turns, 2,000 each.
+    private static func storedKeySign(daemon: BenchDaemon, embedded: Engine) throws -> Comparison {
+        KeyUsePerformer.install()
+        let client = daemon.client()
+        let generation = KeyGeneration(
+            keyType: CredentialAttributes.ellipticCurveType, sizeInBits: 256,
+            privateKey: NewItem(
+                itemClass: .key,
+                attributes: [.applicationTag: .data(Data("bench.sign".utf8)), .isExtractable: .bool(false)]),
+            publicKey: nil)
+        _ = try client.generateKey(generation, for: caller)
+        _ = try embedded.generateKey(generation, for: caller)
+        let query = ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(Data("bench.sign".utf8))])
+        let use = KeyUse(
+            .sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data(repeating: 0x42, count: 64))
+        var ours = LatencyRecorder(capacity: 2000)
+        var floor = LatencyRecorder(capacity: 2000)
+        for _ in 0..<(2000 / ItemWorkload.turn) {
+            for _ in 0..<ItemWorkload.turn { try ours.time { _ = try client.useKey(query, use, for: caller) } }
+            for _ in 0..<ItemWorkload.turn { try floor.time { _ = try embedded.useKey(query, use, for: caller) } }
+        }
+        return Comparison(ours: ours.figures, floor: floor.figures)
     }
 
     private static func findOne(_ index: Int, on backend: some KeychainBackend) throws {

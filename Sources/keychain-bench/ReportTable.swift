@@ -152,6 +152,12 @@ struct ReportTable {
                 "  … \(format(find.ours.p50_us, 1)) µs beside embedded find + 2 no-op round trips "
                     + "(\(format(find.floor.p50_us, 1)) + 2 × \(format(trip, 1)) = \(format(budget, 1)) µs) — \(met)")
         }
+        if let sign = daemon.stored_key_sign {
+            let met: String = check(sign.ours.p50_us <= sign.floor.p50_us + 50)
+            lines.append(
+                "  stored P-256 key's signature through keychaind: \(format(sign.ours.p50_us, 1)) µs beside "
+                    + "embedded \(format(sign.floor.p50_us, 1)) µs (within 50 µs) — \(met)")
+        }
         let findEightText: String = "  find through keychaind, 8 clients together: \(format(findPerClient, 2))× "
         lines.append(findEightText + "1 client's throughput, \(format(findPerEmbedded, 2))× embedded find's")
         lines.append(
