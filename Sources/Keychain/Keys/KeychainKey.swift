@@ -25,6 +25,11 @@ public struct KeychainKey: Sendable, Hashable {
             }
         }
 
+        /// Apple's key type number (`kSecAttrKeyType`): 73 for an elliptic curve, 42 for RSA.
+        public var keyTypeNumber: Int { Int(keyType) }
+        /// The key's size in bits.
+        public var bitCount: Int { bits }
+
         var keyType: Int64 {
             switch self {
             case .ellipticCurve: CredentialAttributes.ellipticCurveType
@@ -93,6 +98,15 @@ public struct KeychainKey: Sendable, Hashable {
                 throw EngineError(.param, "the key's persistent reference is not one")
             }
             return ItemQuery(itemClass: .key, synchronizable: .any, persistentReference: reference)
+        }
+    }
+
+    /// The public key in PEM (`-----BEGIN PUBLIC KEY-----`, SubjectPublicKeyInfo), as `openssl pkey -pubin` reads it.
+    public func publicKeyPEM() throws(KeychainError) -> String {
+        do throws(EngineError) {
+            return try publicHalf().publicKeyPEM()
+        } catch {
+            throw KeychainError(error, doing: "cannot write the \(algorithm) public key as PEM")
         }
     }
 

@@ -106,12 +106,20 @@ enum Schema {
         UPDATE changes SET pk = (SELECT items.pk FROM items WHERE items.uuid = changes.uuid AND items.seq = changes.seq);
         CREATE INDEX changes_primary_key ON changes(pk) WHERE pk IS NOT NULL;
         """,
+        // Keys and certificates are found by class within the caller's groups (a key by its tag, a certificate by
+        // its subject), where no blind index of the passwords applies: without this index a key's lookup read
+        // every item of the group.
+        """
+        CREATE INDEX items_class ON items(class, agrp);
+        """,
     ]
 
-    /// What each migration adds that a reader can see (a table, or a table's column), in order: the schema a
-    /// database really has, checked against the version its header claims before anything is migrated.
+    /// What each migration adds that a reader can see (a table, a table's column, or an index: a name that starts
+    /// with `index:`), in order: the schema a database really has, checked against the version its header claims
+    /// before anything is migrated.
     private static let marks: [(table: String, column: String?)] = [
         ("items", nil), ("integrity", nil), ("changes", "grp"), ("items", "acl"), ("changes", "pk"),
+        ("index:items_class", nil),
     ]
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.
@@ -152,6 +160,12 @@ enum Schema {
                 present =
                     try database.first(
                         "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", [.text(mark.table), .text(column)]
+                    ) { _ in true } ?? false
+            } else if mark.table.hasPrefix("index:") {
+                present =
+                    try database.first(
+                        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                        [.text(String(mark.table.dropFirst("index:".count)))]
                     ) { _ in true } ?? false
             } else {
                 present =

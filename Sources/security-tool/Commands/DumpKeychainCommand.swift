@@ -3,7 +3,8 @@ import Keychain
 
 extension Command {
     /// `dump-keychain [-ad] [keychain...]`: every generic and internet password of every access group, attributes
-    /// only, or with `-d` their data too (asking for the passcode when the keychain is locked).
+    /// only, or with `-d` their data too (asking for the passcode when the keychain is locked); then the keys
+    /// (never a private key's bytes) and the certificates.
     static let dumpKeychain = Command(
         name: "dump-keychain",
         usage: """
@@ -32,6 +33,25 @@ extension Command {
             }
             for item in try ItemLookup.all(everyInternet, in: location, session) {
                 try dump(item, in: location, withData: withData, json: json, into: &objects, session)
+            }
+            let keychain = try session.keychains.keychain(at: location, context: "SecKeychainSearchCopyNext")
+            do throws(KeychainError) {
+                for key in try keychain.keys() {
+                    if json {
+                        objects.append(KeyOutput.json(key))
+                    } else {
+                        session.console.print(KeyOutput.block(key, in: location))
+                    }
+                }
+                for certificate in try keychain.certificates() {
+                    if json {
+                        objects.append(CertificateLookup.json(certificate))
+                    } else {
+                        session.console.print(CertificateLookup.block(certificate, in: location))
+                    }
+                }
+            } catch {
+                throw .keychain(error, "SecKeychainSearchCopyNext")
             }
         }
         if json { session.console.print(JSONValue.array(objects).text) }

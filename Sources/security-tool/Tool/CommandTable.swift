@@ -18,6 +18,12 @@ extension Command {
         .findInternetPassword,
         .deleteGenericPassword,
         .deleteInternetPassword,
+        .createKeypair,
+        .findCertificate,
+        .findIdentity,
+        .deleteCertificate,
+        .deleteIdentity,
+        .importItems,
         .protectFile,
         .unprotectFile,
         .fileProtection,
@@ -35,6 +41,8 @@ extension Command {
         .syncRemove,
         .syncHistory,
         .error,
+        // After `error`, so that `security e` stays `error`, as it was before `export` came.
+        .exportItems,
     ]
 
     /// The verb `word` names: the first whose name begins with it.
