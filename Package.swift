@@ -79,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "Keychain",
-            dependencies: ["KeychainCore", "KeychainClient", "KeychainPrompts", "KeychainKeys"]
+            dependencies: ["KeychainCore", "KeychainClient", "KeychainWire", "KeychainPrompts", "KeychainKeys"]
         ),
         .target(
             name: "FileProtection",

@@ -69,7 +69,7 @@ package final class UserQuotas: Sendable {
         case .addBatch(let items): items.count
         case .generateKey(let generation): generation.publicKey == nil ? 1 : 2
         case .update: 0
-        case .writeEach(let writes): writes.reduce(0) { $0 + (newItems(of: $1) ?? 0) }
+        case .writeEach(let writes), .writeAll(let writes): writes.reduce(0) { $0 + (newItems(of: $1) ?? 0) }
         default: nil
         }
     }
@@ -78,7 +78,7 @@ package final class UserQuotas: Sendable {
     private static func deletes(_ request: BackendRequest) -> Bool {
         switch request {
         case .delete: true
-        case .writeEach(let writes): writes.contains(where: deletes)
+        case .writeEach(let writes), .writeAll(let writes): writes.contains(where: deletes)
         default: false
         }
     }

@@ -15,7 +15,7 @@ package enum RequestTag: UInt8, CaseIterable {
     case listApps, describe
     /// The erase threshold with the passcode that vouches for it.
     case setEraseAfter, checkPasscode, writeEach, ping
-    case useKey, generateKey
+    case useKey, generateKey, writeAll
 }
 
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
@@ -101,6 +101,22 @@ extension BackendRequest {
         case .generateKey(let generation):
             writer.byte(RequestTag.generateKey.rawValue)
             generation.write(to: &writer)
+        case .writeAll(let writes):
+            writer.byte(RequestTag.writeAll.rawValue)
+            writer.list(writes) { $1.write(to: &$0) }
+        }
+    }
+
+    /// The writes of a batch: item writes only, one level only (a batch never holds a batch, nor a bomb of them).
+    private static func batchedWrites(
+        _ reader: inout WireReader, in batch: String
+    ) throws(EngineError) -> [BackendRequest] {
+        try reader.list(minimumSize: 1) { (reader) throws(EngineError) -> BackendRequest in
+            let raw = try reader.byte()
+            guard let tag = RequestTag(rawValue: raw), tag != .writeEach, tag != .writeAll,
+                let write = try BackendRequest(tag: tag, wire: &reader), write.isItemWrite
+            else { throw reader.malformed("a \(batch) holding a request of kind \(raw), not an item write") }
+            return write
         }
     }
 
@@ -139,16 +155,8 @@ extension BackendRequest {
         case .verify: self = .verify
         case .changes: self = .changes(since: try reader.int64(), limit: try reader.int())
         case .latestChangeSequence: self = .latestChangeSequence
-        case .writeEach:
-            self = .writeEach(
-                try reader.list(minimumSize: 1) { (reader) throws(EngineError) -> BackendRequest in
-                    // One level only: a write of the batch is an item write, never another batch (nor a bomb of them).
-                    let raw = try reader.byte()
-                    guard let tag = RequestTag(rawValue: raw), tag != .writeEach,
-                        let write = try BackendRequest(tag: tag, wire: &reader), write.isItemWrite
-                    else { throw reader.malformed("a writeEach holding a request of kind \(raw), not an item write") }
-                    return write
-                })
+        case .writeEach: self = .writeEach(try Self.batchedWrites(&reader, in: "writeEach"))
+        case .writeAll: self = .writeAll(try Self.batchedWrites(&reader, in: "writeAll"))
         case .useKey: self = .useKey(try ItemQuery(wire: &reader), try KeyUse(wire: &reader))
         case .generateKey: self = .generateKey(try KeyGeneration(wire: &reader))
         case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter, .ping:

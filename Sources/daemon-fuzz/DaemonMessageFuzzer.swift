@@ -91,6 +91,7 @@ private func makeSamples() -> [[UInt8]] {
             .useKey(
                 ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(Data("tag".utf8))]),
                 KeyUse(.sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data("message".utf8))),
+            .writeAll([.add(newItem), .delete(query)]),
             .generateKey(
                 KeyGeneration(
                     keyType: 73, sizeInBits: 256,

@@ -86,3 +86,40 @@ struct KeyAPITests {
         #expect(try keychain.certificates(named: "Alice").count == 1)
     }
 }
+
+@Suite("Backup through the Keychain API")
+struct BackupAPITests {
+    @Test("An async backup and restore round-trip with progress; a verify reads the count")
+    func asyncRoundTrip() async throws {
+        let source = try TestKeychain()
+        try await source.keychain.set("s3cret", for: "alice")
+        try await source.keychain.set("other", for: "bob")
+        let directory = try TemporaryDirectory()
+        let file = directory.file("backup.skb")
+        let passphrase = try Keychain.Passcode(copying: "a long passphrase")
+        let seen = Counter()
+        let summary = try await source.keychain.backup(
+            to: file, passphrase: passphrase, cost: .minimum, progress: { done, _ in seen.record(done) })
+        #expect(summary.itemCount == 2 && seen.value == 2)
+        #expect(try await Keychain.verifyBackup(at: file, passphrase: passphrase).itemCount == 2)
+        let target = try TestKeychain()
+        let restored = try await target.keychain.restore(from: file, passphrase: passphrase)
+        #expect(restored.added == 2)
+        #expect(try await target.keychain.get("alice") == "s3cret")
+        let wrong = try Keychain.Passcode(copying: "not it")
+        do {
+            _ = try await Keychain.verifyBackup(at: file, passphrase: wrong)
+            Issue.record("a wrong passphrase verified")
+        } catch {
+            #expect(error.status == -25293)
+        }
+    }
+
+    /// Counts progress calls from the keychain's queue.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var last = 0
+        func record(_ done: Int) { lock.withLock { last = done } }
+        var value: Int { lock.withLock { last } }
+    }
+}

@@ -39,13 +39,15 @@ public struct PasscodeCost: Sendable, Codable, Equatable, CustomStringConvertibl
 }
 
 /// Argon2id (`crypto_pwhash`) passcode hashing.
-enum PasscodeHash {
+package enum PasscodeHash {
     /// The salt size in bytes.
-    static let saltByteCount = Int(crypto_pwhash_SALTBYTES)
+    package static let saltByteCount = Int(crypto_pwhash_SALTBYTES)
 
     /// Derives a 32-byte key from `passcode` into locked memory, reading the passcode's bytes where they are
     /// (guarded memory): no copy of them is made here.
-    static func deriveKey(passcode: Passcode, salt: [UInt8], cost: PasscodeCost) throws(EngineError) -> SecretKey {
+    package static func deriveKey(passcode: Passcode, salt: [UInt8], cost: PasscodeCost) throws(EngineError)
+        -> SecretKey
+    {
         try Sodium.ensureInitialized()
         let cost = try cost.validated()
         guard salt.count == saltByteCount else { throw .decode("the keybag's passcode salt is damaged") }

@@ -53,6 +53,10 @@ public enum BackendRequest: Sendable {
     /// refused one changes nothing and leaves the others alone. Replies ``BackendReply/writes(_:)``, one outcome per
     /// write, in order. For a writer with many independent writes at once (sync applying a pass's versions).
     case writeEach([BackendRequest])
+    /// Several item writes in one transaction, all or nothing: the first refusal (named with its place) undoes the
+    /// others. Replies ``BackendReply/written(_:)`` with every write's items, in order. For a writer whose writes
+    /// stand together (a restore).
+    case writeAll([BackendRequest])
     /// Uses the one private key item a query finds (its access control applies as to reading its secret) without
     /// returning it: a signature, a decryption, a key exchange or its public half. Replies ``BackendReply/data(_:)``.
     case useKey(ItemQuery, KeyUse)
@@ -97,6 +101,7 @@ public enum BackendRequest: Sendable {
         case .changes: "changes"
         case .latestChangeSequence: "latestChangeSequence"
         case .writeEach: "writeEach"
+        case .writeAll: "writeAll"
         case .useKey: "useKey"
         case .generateKey: "generateKey"
         }
@@ -114,7 +119,7 @@ public enum BackendRequest: Sendable {
         case .generateKey(let generation): generation.privateKey.authentication?.bringsSecret == true
         case .copyMatching(let query), .update(let query, _), .delete(let query), .useKey(let query, _):
             query.authentication?.bringsSecret == true
-        case .writeEach(let writes): writes.contains { $0.mayStretchPasscode }
+        case .writeEach(let writes), .writeAll(let writes): writes.contains { $0.mayStretchPasscode }
         case .keybagStatus, .lock, .canOpenFiles, .wrapFileKey, .unwrapFileKey, .fileHeaderTag, .isValidFileHeaderTag,
             .verify, .changes, .latestChangeSequence:
             false
@@ -124,7 +129,7 @@ public enum BackendRequest: Sendable {
     /// Whether the request writes items, so that it commits durably (keychaind commits such writes in groups).
     public var isItemWrite: Bool {
         switch self {
-        case .add, .addBatch, .addOrUpdate, .update, .delete, .generateKey: true
+        case .add, .addBatch, .addOrUpdate, .update, .delete, .generateKey, .writeAll: true
         default: false
         }
     }

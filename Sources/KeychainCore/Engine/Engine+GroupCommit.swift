@@ -116,6 +116,25 @@ extension Engine {
         case .update(let query, let changes):
             body = try preparedUpdate(query, with: changes, for: caller, release: try updateRelease(query, changes))
         case .delete(let query): body = try preparedDelete(query, for: caller)
+        case .writeAll(let writes):
+            let bodies = try writes.enumerated().map {
+                (place, write) throws(EngineError) -> PreparedWrite<WriteResult> in
+                guard write.isItemWrite, write.name != "writeAll" else {
+                    throw .param("writeAll holds a \(write.name) (write \(place + 1)), which is not an item write")
+                }
+                return try preparedWrite(write, for: caller)
+            }
+            body = { (state) throws(EngineError) -> [Item] in
+                var items: [Item] = []
+                for (place, body) in bodies.enumerated() {
+                    do throws(EngineError) {
+                        items += try body(state).items
+                    } catch {
+                        throw EngineError(error.code, "write \(place + 1) of \(bodies.count): \(error.message)")
+                    }
+                }
+                return items
+            }
         case .generateKey(let generation):
             // Made before the write takes the lock: an RSA key takes a while.
             body = preparedBatch(try KeyOperations.current().generate(generation), for: caller)

@@ -4,7 +4,7 @@ extension Engine {
     /// Carries out one request of the seam: each case is one engine function (``KeychainBackend/perform(_:for:)``).
     public func perform(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> BackendReply {
         switch request {
-        case .add, .addBatch, .addOrUpdate, .update, .delete, .generateKey:
+        case .add, .addBatch, .addOrUpdate, .update, .delete, .generateKey, .writeAll:
             return .written(try write(preparedWrite(request, for: caller)))
         case .copyMatching(let query): return .items(try copyMatching(query, for: caller))
         case .keybagStatus: return .keybagStatus(try keybagStatus())

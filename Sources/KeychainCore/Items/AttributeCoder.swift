@@ -5,7 +5,7 @@ import Foundation
 /// `version(1)` then, per attribute in key order: the four-character name, a kind tag, and the value (text and
 /// bytes as a little-endian `UInt32` length and the bytes; integers and dates as 8 little-endian bytes; flags as
 /// one byte). Decoding is strict: anything else is a decode error.
-enum AttributeCoder {
+package enum AttributeCoder {
     private static let version: UInt8 = 1
 
     private enum Tag: UInt8 {
@@ -13,7 +13,7 @@ enum AttributeCoder {
     }
 
     /// Encodes attributes.
-    static func encode(_ attributes: ItemAttributes) -> [UInt8] {
+    package static func encode(_ attributes: ItemAttributes) -> [UInt8] {
         var bytes: [UInt8] = [version]
         bytes.reserveCapacity(128)
         for (key, value) in attributes {
@@ -40,7 +40,7 @@ enum AttributeCoder {
     }
 
     /// Decodes attributes, throwing a decode error for anything malformed.
-    static func decode(_ data: Data) throws(EngineError) -> ItemAttributes {
+    package static func decode(_ data: Data) throws(EngineError) -> ItemAttributes {
         let bytes = Array(data)
         return try decode(bytes, range: bytes.indices)
     }
@@ -80,33 +80,33 @@ enum AttributeCoder {
 }
 
 /// A cursor over bytes that throws a decode error instead of reading past the end.
-struct ByteReader {
+package struct ByteReader {
     private let bytes: [UInt8]
     private let end: Int
     private var offset: Int
 
     /// Reads `bytes[range]` (clamped to the array).
-    init(_ bytes: [UInt8], range: Range<Int>) {
+    package init(_ bytes: [UInt8], range: Range<Int>) {
         self.bytes = bytes
         self.offset = max(0, range.lowerBound)
         self.end = min(range.upperBound, bytes.count)
     }
 
-    var isAtEnd: Bool { offset == end }
+    package var isAtEnd: Bool { offset == end }
 
-    mutating func byte() throws(EngineError) -> UInt8 {
+    package mutating func byte() throws(EngineError) -> UInt8 {
         guard offset < end else { throw .decode("stored bytes end too early") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func bytes(_ count: Int) throws(EngineError) -> ArraySlice<UInt8> {
+    package mutating func bytes(_ count: Int) throws(EngineError) -> ArraySlice<UInt8> {
         guard count >= 0, end - offset >= count else { throw .decode("stored bytes end too early") }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
-    mutating func littleEndian<T: FixedWidthInteger>() throws(EngineError) -> T {
+    package mutating func littleEndian<T: FixedWidthInteger>() throws(EngineError) -> T {
         var value: T = 0
         for (shift, byte) in try bytes(MemoryLayout<T>.size).enumerated() {
             value |= T(byte) << (shift * 8)
@@ -114,7 +114,7 @@ struct ByteReader {
         return value
     }
 
-    mutating func lengthPrefixed() throws(EngineError) -> ArraySlice<UInt8> {
+    package mutating func lengthPrefixed() throws(EngineError) -> ArraySlice<UInt8> {
         let length: UInt32 = try littleEndian()
         return try bytes(Int(length))
     }

@@ -41,8 +41,11 @@ extension Command {
         .syncRemove,
         .syncHistory,
         .error,
-        // After `error`, so that `security e` stays `error`, as it was before `export` came.
+        // After `error`, so that a prefix keeps naming the verb it named before these came (`security e`, `re`).
         .exportItems,
+        .backupKeychain,
+        .restoreKeychain,
+        .verifyBackup,
     ]
 
     /// The verb `word` names: the first whose name begins with it.

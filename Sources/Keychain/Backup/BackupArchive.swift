@@ -1,0 +1,262 @@
+import Foundation
+import KeychainCore
+import KeychainWire
+
+/// The encrypted backup archive (`security backup-keychain`): a clear header, then one sealed message per item in
+/// libsodium's secretstream under a key Argon2id derives from the backup passphrase, the last message a final one
+/// that repeats the item count.
+///
+/// Header (93 bytes, all little-endian): `SKBACKUP` · format version (1 byte, 1) · item count (4) · creation time
+/// (8, seconds since 1970) · Argon2id passes (8) and memory in bytes (8) · salt (16) · secretstream header (24) ·
+/// check (16: keyed BLAKE2b of the bytes before it under the derived key, so a wrong passphrase is told from a
+/// damaged or reordered item; it gives a guesser nothing the first item would not, at the same Argon2id cost).
+/// Each message: its sealed length (4) and the sealed bytes; the whole header is every message's associated data,
+/// so a header edited in place opens nothing. An item: class (4 bytes), attributes (the engine's binary attribute
+/// form, length-prefixed) and data (length-prefixed). Nothing but the header is in clear.
+enum BackupArchive {
+    static let magic = Array("SKBACKUP".utf8)
+    static let version: UInt8 = 1
+    static let checkByteCount = 16
+    static let headerByteCount = 8 + 1 + 4 + 8 + 8 + 8 + 16 + SecretStream.headerByteCount + checkByteCount
+    /// The largest sealed message read back (a 16 MiB secret, its attributes and framing).
+    static let maximumMessageByteCount = 18 << 20
+    /// What the final message says before the count.
+    static let endMarker = Array("END".utf8)
+
+    /// One archived item.
+    struct Entry: Equatable {
+        var itemClass: ItemClass
+        var attributes: ItemAttributes
+        var data: Data
+    }
+
+    /// What an archive's header says, readable without the passphrase.
+    struct Header: Equatable {
+        var itemCount: Int
+        var created: Date
+        var cost: PasscodeCost
+        var salt: [UInt8]
+        var streamHeader: [UInt8]
+        var check: [UInt8] = []
+
+        /// The header's bytes before its check.
+        var checkedBytes: [UInt8] {
+            var bytes = magic + [version]
+            bytes.appendLittleEndian(UInt32(itemCount))
+            bytes.appendLittleEndian(UInt64(bitPattern: Int64(created.timeIntervalSince1970.rounded(.down))))
+            bytes.appendLittleEndian(cost.passes)
+            bytes.appendLittleEndian(UInt64(cost.memoryBytes))
+            return bytes + salt + streamHeader
+        }
+
+        /// The whole header.
+        var bytes: [UInt8] { checkedBytes + check }
+
+        /// The check a key gives this header.
+        func check(under key: SecretKey) throws(EngineError) -> [UInt8] {
+            let input = Array("swift-keychain backup check".utf8) + checkedBytes
+            return Array(try KeyedHash.hash(input, key: key, outputByteCount: BackupArchive.checkByteCount))
+        }
+
+        init(itemCount: Int, created: Date, cost: PasscodeCost, salt: [UInt8], streamHeader: [UInt8]) {
+            self.itemCount = itemCount
+            self.created = created
+            self.cost = cost
+            self.salt = salt
+            self.streamHeader = streamHeader
+        }
+
+        /// Reads a header; anything but this format's is errSecDecode saying what.
+        init(_ bytes: [UInt8]) throws(EngineError) {
+            guard bytes.count == headerByteCount else {
+                throw EngineError(.decode, "the archive ends inside its header: it is truncated or not a backup")
+            }
+            guard Array(bytes.prefix(8)) == magic else {
+                throw EngineError(.decode, "this is not a swift-keychain backup (no SKBACKUP header)")
+            }
+            guard bytes[8] == version else {
+                throw EngineError(.decode, "the backup's format version \(bytes[8]) is not one this build reads (1)")
+            }
+            var reader = ByteReader(bytes, range: 9..<bytes.count)
+            itemCount = Int(try reader.littleEndian() as UInt32)
+            created = Date(timeIntervalSince1970: Double(Int64(bitPattern: try reader.littleEndian())))
+            let passes: UInt64 = try reader.littleEndian()
+            let memory: UInt64 = try reader.littleEndian()
+            guard memory <= 1 << 32 else { throw EngineError(.decode, "the backup's Argon2id memory cost is damaged") }
+            cost = PasscodeCost(passes: passes, memoryBytes: Int(memory))
+            salt = Array(try reader.bytes(16))
+            streamHeader = Array(try reader.bytes(SecretStream.headerByteCount))
+            check = Array(try reader.bytes(BackupArchive.checkByteCount))
+        }
+    }
+
+    /// The key a passphrase and salt give.
+    static func key(passphrase: Passcode, salt: [UInt8], cost: PasscodeCost) throws(EngineError) -> SecretKey {
+        try PasscodeHash.deriveKey(passcode: passphrase, salt: salt, cost: cost)
+    }
+
+    /// An item's plaintext message.
+    static func encode(_ entry: Entry) -> [UInt8] {
+        var bytes = Array(entry.itemClass.rawValue.utf8)
+        bytes.appendLengthPrefixed(AttributeCoder.encode(entry.attributes))
+        bytes.appendLengthPrefixed(entry.data)
+        return bytes
+    }
+
+    /// An item from its plaintext message.
+    static func decode(_ bytes: [UInt8]) throws(EngineError) -> Entry {
+        var reader = ByteReader(bytes, range: bytes.indices)
+        let name = String(decoding: try reader.bytes(4), as: UTF8.self)
+        guard let itemClass = ItemClass(rawValue: name) else {
+            throw EngineError(.decode, "the backup holds an item of class \"\(name)\", which is not one")
+        }
+        let attributes = try AttributeCoder.decode(Data(try reader.lengthPrefixed()))
+        let data = Data(try reader.lengthPrefixed())
+        guard reader.isAtEnd else { throw EngineError(.decode, "an item of the backup has bytes after its data") }
+        return Entry(itemClass: itemClass, attributes: attributes, data: data)
+    }
+
+    /// The final message: the end marker and the item count.
+    static func finalMessage(count: Int) -> [UInt8] {
+        var bytes = endMarker
+        bytes.appendLittleEndian(UInt32(count))
+        return bytes
+    }
+}
+
+/// Writes an archive, item by item, to a sink (a file being written atomically, standard output).
+final class BackupWriter {
+    /// Where the bytes go.
+    typealias Sink = ([UInt8]) throws(EngineError) -> Void
+    private let output: Sink
+    private let sealer: SecretStream.Sealer
+    private let header: [UInt8]
+    private(set) var written = 0
+    private let expected: Int
+
+    /// Starts an archive of `itemCount` items under `passphrase`, writing its header.
+    init(to output: @escaping Sink, itemCount: Int, passphrase: Passcode, cost: PasscodeCost) throws(EngineError) {
+        let salt = try RandomBytes.make(count: 16)
+        let key = try BackupArchive.key(passphrase: passphrase, salt: salt, cost: cost)
+        sealer = try SecretStream.Sealer(key: key)
+        var described = BackupArchive.Header(
+            itemCount: itemCount, created: Date(), cost: cost, salt: salt, streamHeader: sealer.header)
+        described.check = try described.check(under: key)
+        header = described.bytes
+        self.output = output
+        expected = itemCount
+        try write(header)
+    }
+
+    /// Seals and writes one item.
+    func append(_ entry: BackupArchive.Entry) throws(EngineError) {
+        guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
+        try seal(BackupArchive.encode(entry), isFinal: false)
+        written += 1
+    }
+
+    /// Writes the final message; the archive is complete.
+    func finish() throws(EngineError) {
+        guard written == expected else {
+            throw EngineError(.internalComponent, "\(written) items were written of the \(expected) announced")
+        }
+        try seal(BackupArchive.finalMessage(count: written), isFinal: true)
+    }
+
+    private func seal(_ message: [UInt8], isFinal: Bool) throws(EngineError) {
+        var sealed = [UInt8](repeating: 0, count: message.count + SecretStream.overhead)
+        var outcome: Result<Int, EngineError> = .failure(EngineError(.internalComponent, "nothing was sealed"))
+        message.withUnsafeBytes { plain in
+            sealed.withUnsafeMutableBytes { out in
+                outcome = Result { () throws(EngineError) in
+                    try sealer.seal(plain, associatedData: header, isFinal: isFinal, into: out)
+                }
+            }
+        }
+        let count = try outcome.get()
+        var framed: [UInt8] = []
+        framed.appendLittleEndian(UInt32(count))
+        try write(framed + sealed.prefix(count))
+    }
+
+    private func write(_ bytes: [UInt8]) throws(EngineError) {
+        try output(bytes)
+    }
+}
+
+/// Reads an archive from a file descriptor, item by item, checking each message as it comes.
+final class BackupReader {
+    let header: BackupArchive.Header
+    private let headerBytes: [UInt8]
+    private let input: FileHandle
+    private let opener: SecretStream.Opener
+    private(set) var read = 0
+    private(set) var isComplete = false
+
+    /// Reads the header and derives the key; a wrong passphrase shows at the first message.
+    init(from input: FileHandle, passphrase: Passcode) throws(EngineError) {
+        self.input = input
+        headerBytes = try Self.read(BackupArchive.headerByteCount, from: input, what: "its header")
+        header = try BackupArchive.Header(headerBytes)
+        let key = try BackupArchive.key(passphrase: passphrase, salt: header.salt, cost: header.cost)
+        guard try header.check(under: key) == header.check else {
+            throw EngineError(.authFailed, "the backup does not open: a wrong passphrase, or its header was changed")
+        }
+        opener = try SecretStream.Opener(key: key, header: header.streamHeader)
+    }
+
+    /// The next item, or `nil` after the final message (which must repeat the header's count). A message that
+    /// fails is errSecDecode naming the cause: the wrong passphrase (or an edited header) at the first, damage or a
+    /// reordering later, a truncation when the stream ends before its final message.
+    func next() throws(EngineError) -> BackupArchive.Entry? {
+        guard !isComplete else { return nil }
+        let lengthBytes = try Self.read(4, from: input, what: "item \(read + 1)'s length")
+        let length =
+            Int(lengthBytes[0]) | Int(lengthBytes[1]) << 8 | Int(lengthBytes[2]) << 16 | Int(lengthBytes[3]) << 24
+        guard length >= SecretStream.overhead, length <= BackupArchive.maximumMessageByteCount else {
+            throw EngineError(.decode, "the archive is damaged at item \(read + 1): its length \(length) is not one")
+        }
+        let sealed = try Self.read(length, from: input, what: "item \(read + 1)")
+        var plain = [UInt8](repeating: 0, count: length - SecretStream.overhead)
+        let opened: (count: Int, isFinal: Bool)
+        var outcome: Result<(count: Int, isFinal: Bool), EngineError> = .failure(
+            EngineError(.internalComponent, "nothing was opened"))
+        sealed.withUnsafeBytes { sealed in
+            plain.withUnsafeMutableBytes { out in
+                outcome = Result { () throws(EngineError) in
+                    try opener.open(sealed, associatedData: headerBytes, into: out)
+                }
+            }
+        }
+        do throws(EngineError) {
+            opened = try outcome.get()
+        } catch {
+            throw EngineError(
+                .decode, "the archive is damaged or reordered at item \(read + 1): it fails authentication")
+        }
+        defer { plain.wipe() }
+        if opened.isFinal {
+            guard Array(plain.prefix(3)) == BackupArchive.endMarker, read == header.itemCount else {
+                throw EngineError(
+                    .decode, "the archive ends after \(read) items, but its header announces \(header.itemCount)")
+            }
+            isComplete = true
+            return nil
+        }
+        read += 1
+        return try BackupArchive.decode(Array(plain.prefix(opened.count)))
+    }
+
+    private static func read(_ count: Int, from input: FileHandle, what: String) throws(EngineError) -> [UInt8] {
+        let data: Data
+        do {
+            data = try input.read(upToCount: count) ?? Data()
+        } catch {
+            throw EngineError(.ioError, "the backup could not be read: \(error.localizedDescription)")
+        }
+        guard data.count == count else {
+            throw EngineError(.decode, "the archive is truncated: it ends inside \(what)")
+        }
+        return Array(data)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `backup-keychain`, `restore-keychain` and `verify-backup`: an archive restores whole into another keychain, and
+/// an archive that was cut, edited, reordered or opened with the wrong passphrase restores nothing and says which.
+@Suite("Encrypted backup and restore")
+struct BackupVerbTests {
+    static let passphrase = "correct horse battery staple"
+
+    /// A keychain with two generic passwords in two groups (one synchronizable), an internet password, a
+    /// ThisDeviceOnly password and an extractable key pair.
+    private func filledHome() throws -> TestHome {
+        let home = try TestHome()
+        let tool = home.tool
+        for arguments in [
+            ["add-generic-password", "-a", "alice", "-s", "mail", "-w", "alice-secret-1"],
+            [
+                "add-generic-password", "-a", "bob", "-s", "mail", "-w", "bob-secret-2", "--access-group",
+                "TEAM.shared",
+                "--synchronizable",
+            ],
+            ["add-internet-password", "-a", "carol", "-s", "example.com", "-w", "carol-secret-3"],
+            [
+                "add-generic-password", "-a", "dave", "-s", "device", "-w", "dave-secret-4", "--accessibility",
+                "whenUnlockedThisDeviceOnly",
+            ],
+            ["create-keypair", "--extractable", "--tag", "backup.key", "Backup key"],
+        ] {
+            let result = try tool.run(arguments)
+            try #require(result.status == 0, "\(arguments): \(result.errors)")
+        }
+        return home
+    }
+
+    private func backup(_ home: TestHome, to file: URL) throws {
+        let result = try home.tool.run(
+            ["backup-keychain", "-o", file.path, "--passphrase-fd", "0"], input: Self.passphrase)
+        try #require(result.status == 0, "\(result.errors)")
+        #expect(result.errors.contains("5 items backed up; 1 left on this device"), "\(result.errors)")
+    }
+
+    private func restore(_ home: TestHome, _ file: URL, _ extra: [String] = [], passphrase: String = passphrase)
+        throws -> SecurityProcess.Result
+    {
+        try home.tool.run(["restore-keychain", "--passphrase-fd", "0"] + extra + [file.path], input: passphrase)
+    }
+
+    @Test(
+        "An archive restores whole into an empty keychain: passwords, groups, synchronizable, keys; not ThisDeviceOnly")
+    func roundTrip() throws {
+        let source = try filledHome()
+        let directory = try TemporaryDirectory()
+        let file = directory.file("keychain.skb")
+        try backup(source, to: file)
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // Nothing of an item is in clear: no secret, no account, no service.
+        let bytes = try Data(contentsOf: file)
+        for clear in [
+            "alice-secret-1", "bob-secret-2", "carol-secret-3", "alice", "mail", "example.com", "TEAM.shared",
+        ] {
+            #expect(bytes.range(of: Data(clear.utf8)) == nil, "\(clear) is in clear in the archive")
+        }
+        let verified = try source.tool.run(
+            ["verify-backup", "--passphrase-fd", "0", file.path], input: Self.passphrase)
+        #expect(verified.status == 0 && verified.output.contains(": 5 items, made "), "\(verified.output)")
+        let target = try TestHome()
+        let restored = try restore(target, file)
+        #expect(restored.status == 0, "\(restored.errors)")
+        let tool = target.tool
+        #expect(try tool.run(["find-generic-password", "-a", "alice", "-w"]).output == "alice-secret-1\n")
+        let bob = try tool.run(["find-generic-password", "-a", "bob", "--json"]).output
+        #expect(bob.contains("TEAM.shared") && bob.contains("\"sync\":true"), "\(bob)")
+        #expect(try tool.run(["find-internet-password", "-a", "carol", "-w"]).output == "carol-secret-3\n")
+        #expect(try tool.run(["find-generic-password", "-a", "dave"]).status == 44, "ThisDeviceOnly stays behind")
+        #expect(try tool.run(["dump-keychain"]).output.contains("\"atag\"<blob>=\"backup.key\""))
+        // The same archive again: every item conflicts, nothing is written, the conflicts are named.
+        let again = try restore(target, file)
+        #expect(again.status == 45)
+        #expect(again.errors.contains("genp acct \"alice\", svce \"mail\""), "\(again.errors)")
+        // To standard output, the same archive format.
+        let piped = try source.tool.run(["backup-keychain", "-o", "-", "--passphrase-fd", "0"], input: Self.passphrase)
+        #expect(piped.status == 0 && piped.output.utf8.starts(with: "SKBACKUP".utf8))
+    }
+
+    @Test("A cut, edited or reordered archive, or the wrong passphrase, restores nothing and says which")
+    func damagedArchives() throws {
+        let source = try filledHome()
+        let directory = try TemporaryDirectory()
+        let file = directory.file("keychain.skb")
+        try backup(source, to: file)
+        let good = try Data(contentsOf: file)
+        let header = 93
+        // The messages' frames: (offset, length with the frame).
+        var frames: [(Int, Int)] = []
+        var offset = header
+        while offset < good.count {
+            let length =
+                Int(good[offset]) | Int(good[offset + 1]) << 8 | Int(good[offset + 2]) << 16
+                | Int(good[offset + 3]) << 24
+            frames.append((offset, 4 + length))
+            offset += 4 + length
+        }
+        try #require(frames.count == 6, "five items and the final message")
+        var swapped = Data(good.prefix(header))
+        swapped += good[frames[1].0..<frames[1].0 + frames[1].1]
+        swapped += good[frames[0].0..<frames[0].0 + frames[0].1]
+        swapped += good[frames[2].0...]
+        var flippedHeader = good
+        flippedHeader[20] ^= 1
+        var flippedItem = good
+        flippedItem[frames[3].0 + 10] ^= 1
+        let cases: [(String, Data, String, String)] = [
+            ("truncated", good.prefix(frames[5].0), Self.passphrase, "truncated"),
+            ("header", flippedHeader, Self.passphrase, "wrong passphrase, or its header was changed"),
+            ("item", flippedItem, Self.passphrase, "damaged or reordered at item 4"),
+            ("swapped", swapped, Self.passphrase, "damaged or reordered at item 1"),
+            ("passphrase", good, "wrong horse", "wrong passphrase"),
+            ("dropped final", good.prefix(frames[5].0) + Data(), Self.passphrase, "truncated"),
+        ]
+        for (name, bytes, passphrase, reason) in cases {
+            let damaged = directory.file("\(name).skb")
+            try bytes.write(to: damaged)
+            let target = try TestHome()
+            let restored = try restore(target, damaged, passphrase: passphrase)
+            #expect(restored.status != 0, "\(name) restored")
+            #expect(restored.errors.contains(reason), "\(name): \(restored.errors)")
+            #expect(try target.tool.run(["find-generic-password", "-a", "alice"]).status == 44, "\(name) wrote items")
+            let verified = try target.tool.run(
+                ["verify-backup", "--passphrase-fd", "0", damaged.path], input: passphrase)
+            #expect(verified.status != 0 && verified.errors.contains(reason), "\(name): \(verified.errors)")
+        }
+    }
+
+    @Test("Conflicts: keep the stored item, replace it, or keep the newer")
+    func conflicts() throws {
+        let source = try filledHome()
+        let directory = try TemporaryDirectory()
+        let file = directory.file("keychain.skb")
+        try backup(source, to: file)
+        for (policy, expected) in [
+            ("keep", "changed-later"), ("replace", "alice-secret-1"), ("newer", "changed-later"),
+        ] {
+            let target = try TestHome()
+            #expect(
+                try target.tool.run(["add-generic-password", "-a", "alice", "-s", "mail", "-w", "changed-later"]).status
+                    == 0)
+            let restored = try restore(target, file, ["--on-conflict", policy])
+            #expect(restored.status == 0, "\(policy): \(restored.errors)")
+            #expect(
+                try target.tool.run(["find-generic-password", "-a", "alice", "-w"]).output == expected + "\n",
+                "\(policy)")
+            #expect(try target.tool.run(["find-internet-password", "-a", "carol", "-w"]).output == "carol-secret-3\n")
+        }
+        #expect(try TestHome().tool.run(["restore-keychain", "--on-conflict", "merge", file.path]).status == 2)
+    }
+}
