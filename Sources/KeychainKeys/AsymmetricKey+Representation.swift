@@ -61,8 +61,10 @@ extension AsymmetricKey {
     /// A key from its external representation. The data decides its size (Apple ignores a size given beside it);
     /// `kind` says RSA or EC (the curve is read from the length) and `isPrivate` which half it is. A key that is
     /// not well formed, whose point is not on its curve, or whose halves do not match is `errSecParam`, naming why.
+    /// `checking` false skips the point and pair checks for bytes the keychain itself wrote and authenticated
+    /// (a stored key read to be used): they were checked when the key was stored.
     package static func importing(
-        _ data: Data, kind: Kind, isPrivate: Bool
+        _ data: Data, kind: Kind, isPrivate: Bool, checking: Bool = true
     ) throws(EngineError) -> AsymmetricKey {
         let half = isPrivate ? "private" : "public"
         switch kind {
@@ -71,7 +73,7 @@ extension AsymmetricKey {
             guard rsaSizes.contains(key.sizeInBits) || !isPrivate && (512...16384).contains(key.sizeInBits) else {
                 throw EngineError(.param, "an RSA key of \(key.sizeInBits) bits is not supported")
             }
-            try key.check(what: "an RSA \(half) key")
+            if checking { try key.check(what: "an RSA \(half) key") }
             return key
         case .ec:
             let bytes = [UInt8](data)
@@ -86,7 +88,7 @@ extension AsymmetricKey {
                         + "on P-256, P-384 or P-521)")
             }
             let key = try fromParameters(bytes, curve: curve, isPrivate: isPrivate)
-            try key.check(what: "an EC \(half) key on \(curve.name)")
+            if checking { try key.check(what: "an EC \(half) key on \(curve.name)") }
             return key
         }
     }

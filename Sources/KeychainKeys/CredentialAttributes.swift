@@ -42,8 +42,11 @@ package enum CredentialAttributes {
     }
 
     /// The key `data` holds, read as the attributes' class (`kcls`) and type (`type`) say: both are required, as
-    /// `SecKeyCreateWithData` requires them.
-    package static func key(in data: Data, attributes: ItemAttributes) throws(EngineError) -> AsymmetricKey {
+    /// `SecKeyCreateWithData` requires them. `isStored`: the bytes come from the keychain's own authenticated
+    /// storage and were checked when stored, so they are not checked again.
+    package static func key(
+        in data: Data, attributes: ItemAttributes, isStored: Bool = false
+    ) throws(EngineError) -> AsymmetricKey {
         guard case .integer(let keyClass) = attributes[.keyClass], keyClass <= privateKeyClass else {
             throw EngineError(
                 .param, "a key item's data needs its class: kSecAttrKeyClass (\"kcls\") public or private")
@@ -54,7 +57,7 @@ package enum CredentialAttributes {
                 "a key item's data needs its type: kSecAttrKeyType (\"type\") kSecAttrKeyTypeRSA or …ECSECPrimeRandom")
         }
         return try AsymmetricKey.importing(
-            data, kind: type == rsaType ? .rsa : .ec(.p256), isPrivate: keyClass == privateKeyClass)
+            data, kind: type == rsaType ? .rsa : .ec(.p256), isPrivate: keyClass == privateKeyClass, checking: !isStored)
     }
 
     /// The attributes and secret of a certificate item: type, encoding, subject, issuer, serial number, subject key

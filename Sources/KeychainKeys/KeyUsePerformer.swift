@@ -16,7 +16,7 @@ package struct KeyUsePerformer: KeyOperating {
 
     /// Runs `use` with the stored key.
     package func perform(_ use: KeyUse, key data: Data, attributes: ItemAttributes) throws(EngineError) -> Data {
-        try perform(use, with: try CredentialAttributes.key(in: data, attributes: attributes))
+        try perform(use, with: try CredentialAttributes.key(in: data, attributes: attributes, isStored: true))
     }
 
     /// Runs `use` with a key in memory: the same operations a stored key gets, for a key the caller holds.
