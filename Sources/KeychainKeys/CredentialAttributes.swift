@@ -57,7 +57,8 @@ package enum CredentialAttributes {
                 "a key item's data needs its type: kSecAttrKeyType (\"type\") kSecAttrKeyTypeRSA or …ECSECPrimeRandom")
         }
         return try AsymmetricKey.importing(
-            data, kind: type == rsaType ? .rsa : .ec(.p256), isPrivate: keyClass == privateKeyClass, checking: !isStored)
+            data, kind: type == rsaType ? .rsa : .ec(.p256), isPrivate: keyClass == privateKeyClass, checking: !isStored
+        )
     }
 
     /// The attributes and secret of a certificate item: type, encoding, subject, issuer, serial number, subject key

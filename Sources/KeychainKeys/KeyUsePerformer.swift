@@ -28,8 +28,8 @@ package struct KeyUsePerformer: KeyOperating {
         switch (use.operation, operation) {
         case (.sign, .signature(let scheme)) where scheme.isRSA == (key.kind == .rsa):
             return try key.sign(use.input, scheme: scheme)
-        case (.decrypt, .encryption(let padding)) where key.kind == .rsa:
-            return try key.decrypt(use.input, padding: padding)
+        case (.decrypt, _) where operation.isEncryption && operation.isRSA == (key.kind == .rsa):
+            return try operation.decrypt(use.input, with: key)
         case (.keyExchange, .keyExchange(let cofactor, let kdf)) where key.kind != .rsa:
             let peer = try AsymmetricKey.importing(use.input, kind: key.kind, isPrivate: false)
             let secret = try key.sharedSecret(with: peer, cofactor: cofactor)

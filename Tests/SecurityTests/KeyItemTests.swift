@@ -200,6 +200,11 @@ struct KeyItemTests {
             let signature = try #require(SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, &error))
             let certified = try #require(SecCertificateCopyKey(certificate))
             #expect(SecKeyVerifySignature(certified, .ecdsaSignatureMessageX962SHA256, message, signature, &error))
+            // SecIdentityCreateWithCertificate finds the same identity from the certificate alone.
+            var made: SecIdentity?
+            #expect(SecIdentityCreateWithCertificate(nil, certificate, &made) == errSecSuccess)
+            #expect(made == identity)
+            #expect(SecIdentityCreateWithCertificate(nil, firstOther, &made) == errSecItemNotFound)
             // Deleting the private key ends the identity; the certificate stays.
             #expect(delete([kSecValueRef as String: key]).status == errSecSuccess)
             #expect(copy([kSecClass as String: kSecClassIdentity]).status == errSecItemNotFound)

@@ -74,6 +74,13 @@ struct NonExtractableKeyTests {
             let inMemory = SecKeyCopyKeyExchangeResult(
                 ec, .ecdhKeyExchangeStandard, peerPublic, [:] as CFDictionary, &error)
             #expect(inKeychain != nil && inKeychain as Data? == inMemory as Data?)
+            // An ECIES packet for the key opens through the handle.
+            let packet = try #require(
+                SecKeyCreateEncryptedData(
+                    publicKey, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, message as CFData, &error))
+            #expect(
+                SecKeyCreateDecryptedData(handle, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, packet, &error)
+                    as Data? == message)
             // An RSA handle decrypts.
             var rsaQuery = query
             rsaQuery[kSecAttrApplicationTag as String] = "rsa"
@@ -210,5 +217,69 @@ struct NonExtractableKeyTests {
         #expect(try signer.readLine().hasPrefix(#"{"message":"","result":{"$data""#))
         signer.send("done")
         _ = try signer.finish()
+    }
+}
+
+/// A key with `.userPresence`: using it needs the passcode, as Apple's keys with that flag do. The key's bytes are
+/// sealed under the passcode's factor, so even its public half (which a handle needs) opens only with it: the
+/// lookup asks once, and each use asks again (a context that allows reuse would not).
+@Suite("A stored key with .userPresence asks before it is used")
+struct UserPresenceKeyTests {
+    private func guardedKey(in keychain: TestSecItemKeychain) throws -> SecKey {
+        try keychain.engine.setPasscode("2468", current: nil)
+        var error: Unmanaged<CFError>?
+        let parameters: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+        ]
+        let key = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, &error))
+        try keychain.run {
+            let control = try #require(
+                SecAccessControlCreateWithFlags(
+                    nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.userPresence, .privateKeyUsage], nil))
+            let added = add([
+                kSecClass as String: kSecClassKey, kSecValueRef as String: key, kSecAttrIsExtractable as String: false,
+                kSecAttrAccessControl as String: control, kSecAttrApplicationTag as String: "guarded",
+            ])
+            #expect(added.status == errSecSuccess, "\(added.message ?? "")")
+        }
+        return key
+    }
+
+    private func lookup(_ prompter: ScriptedPrompter) -> Outcome {
+        copy([
+            kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: "guarded",
+            kSecReturnRef as String: true, kSecUseAuthenticationContext as String: scriptedContext(prompter),
+        ])
+    }
+
+    @Test("With the passcode typed the key signs; the user was asked before each use")
+    func signsAfterThePasscode() throws {
+        let keychain = try TestSecItemKeychain()
+        let key = try guardedKey(in: keychain)
+        let prompter = ScriptedPrompter([.type("2468"), .type("2468")])
+        try keychain.run {
+            let found = lookup(prompter)
+            #expect(found.status == errSecSuccess, "\(found.message ?? "")")
+            let handle = try #require(found.result as? SecKey)
+            #expect(prompter.asked.count >= 1, "the passcode was asked for")
+            var error: Unmanaged<CFError>?
+            let message = Data("approve the payment".utf8) as CFData
+            let made = SecKeyCreateSignature(handle, .ecdsaSignatureMessageX962SHA256, message, &error)
+            let signature = try #require(made, "\(String(describing: error?.takeRetainedValue()))")
+            #expect(prompter.asked.count == 2, "once for the handle's public half, once for the signature")
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            #expect(SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message, signature, &error))
+        }
+    }
+
+    @Test("A cancel at the prompt is errSecUserCanceled: no handle, nothing signed")
+    func cancelSignsNothing() throws {
+        let keychain = try TestSecItemKeychain()
+        _ = try guardedKey(in: keychain)
+        keychain.run {
+            let found = lookup(ScriptedPrompter([.cancel]))
+            #expect(found.status == errSecUserCanceled)
+            #expect(found.result == nil)
+        }
     }
 }

@@ -95,21 +95,22 @@ extension Keychain {
         }
     }
 
-    /// Encrypts `plaintext` for an RSA key (with its public half, here).
+    /// Encrypts `plaintext` for a key, with its public half, here: RSA (OAEP, PKCS#1, or OAEP wrapping AES-GCM for
+    /// any length), or an EC key with ECIES.
     public func encrypt(
         _ plaintext: Data, for key: KeychainKey, algorithm: KeyEncryptionAlgorithm = .rsaOAEPSHA256
     ) throws(KeychainError) -> Data {
         do throws(EngineError) {
-            guard case .encryption(let padding) = KeyOperation(identifier: algorithm.identifier) else {
+            guard let operation = KeyOperation(identifier: algorithm.identifier), operation.isEncryption else {
                 throw EngineError(.param, "\(algorithm.identifier) is not an encryption algorithm")
             }
-            return try key.publicHalf().encrypt(plaintext, padding: padding)
+            return try operation.encrypt(plaintext, for: key.publicHalf())
         } catch {
             throw KeychainError(error, doing: "cannot encrypt for the \(key.algorithm) key")
         }
     }
 
-    /// Decrypts `ciphertext` with an RSA private key, inside the keychain.
+    /// Decrypts `ciphertext` with a private key, inside the keychain.
     public func decrypt(
         _ ciphertext: Data, with key: KeychainKey, algorithm: KeyEncryptionAlgorithm = .rsaOAEPSHA256
     ) throws(KeychainError) -> Data {
@@ -120,7 +121,7 @@ extension Keychain {
     /// keychain.
     public func sharedSecret(with key: KeychainKey, peerPublicKey: Data) throws(KeychainError) -> Data {
         try use(
-            key, KeyUse(.keyExchange, algorithm: "algid:keyexchange:ECDH:standard", input: peerPublicKey),
+            key, KeyUse(.keyExchange, algorithm: "algid:keyexchange:ECDH", input: peerPublicKey),
             "agree with")
     }
 

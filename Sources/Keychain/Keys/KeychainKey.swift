@@ -129,7 +129,7 @@ public struct KeySignatureAlgorithm: Sendable, Hashable {
     /// RSA PKCS#1 v1.5 over the message hashed with SHA-256.
     public static let rsaPKCS1SHA256 = KeySignatureAlgorithm(identifier: "algid:sign:RSA:message-PKCS1v15:SHA256")
     /// RSA PSS over the message hashed with SHA-256.
-    public static let rsaPSSSHA256 = KeySignatureAlgorithm(identifier: "algid:sign:RSA:message-PSS:SHA256:SHA256")
+    public static let rsaPSSSHA256 = KeySignatureAlgorithm(identifier: "algid:sign:RSA:message-PSS:SHA256:SHA256:32")
 
     /// The usual algorithm of a key: ECDSA SHA-256 for EC keys, PKCS#1 v1.5 SHA-256 for RSA.
     public static func `default`(for key: KeychainKey) -> KeySignatureAlgorithm {
@@ -138,7 +138,7 @@ public struct KeySignatureAlgorithm: Sendable, Hashable {
     }
 }
 
-/// An RSA encryption algorithm, with Apple's identifier.
+/// An encryption algorithm (RSA, or ECIES for EC keys), with Apple's identifier.
 public struct KeyEncryptionAlgorithm: Sendable, Hashable {
     /// Apple's identifier.
     public let identifier: String
@@ -149,4 +149,10 @@ public struct KeyEncryptionAlgorithm: Sendable, Hashable {
     public static let rsaOAEPSHA1 = KeyEncryptionAlgorithm(identifier: "algid:encrypt:RSA:OAEP:SHA1")
     /// PKCS#1 v1.5.
     public static let rsaPKCS1 = KeyEncryptionAlgorithm(identifier: "algid:encrypt:RSA:PKCS1")
+    /// RSA OAEP SHA-256 wrapping an AES-GCM key: any length of message (Apple's `rsaEncryptionOAEPSHA256AESGCM`).
+    public static let rsaOAEPSHA256AESGCM = KeyEncryptionAlgorithm(identifier: "algid:encrypt:RSA:OAEP:SHA256:AESGCM")
+    /// ECIES, X9.63 SHA-256, AES-GCM with a derived IV, for EC keys (Apple's
+    /// `eciesEncryptionStandardVariableIVX963SHA256AESGCM`).
+    public static let eciesSHA256AESGCM = KeyEncryptionAlgorithm(
+        identifier: "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
 }

@@ -17,7 +17,22 @@ extension CredentialAttributes {
         default: tag = nil
         }
         let label = item.attributes.string(.label)
-        guard let data = item.data, !data.isEmpty else {
+        var data = item.data ?? Data()
+        if data.isEmpty,
+            item.attributes.bool(.isExtractable) != false || item.attributes[.keyClass] != .integer(privateKeyClass)
+        {
+            // Read without its bytes: a key that may leave is read now, by its reference.
+            let query = ItemQuery(
+                itemClass: .key, synchronizable: .any, persistentReference: item.persistentReference,
+                returning: [.data])
+            data = try AuthenticationLoop.perform(authentication, backend: keychain.backend) {
+                (given) throws(EngineError) -> Data in
+                var query = query
+                query.authentication = given
+                return try keychain.backend.copyMatching(query, for: keychain.caller).first?.data ?? Data()
+            }
+        }
+        guard !data.isEmpty else {
             guard item.attributes[.keyClass] == .integer(privateKeyClass) else {
                 throw EngineError(.internalComponent, "the key item was read without its data")
             }
@@ -29,7 +44,7 @@ extension CredentialAttributes {
             let publicKey = try key(in: publicBytes, attributes: publicAttributes)
             return try SecKey(stored: stored, publicKey: publicKey, tag: tag, label: label)
         }
-        return try SecKey(key: try key(in: data, attributes: item.attributes), tag: tag, label: label)
+        return try SecKey(key: try key(in: data, attributes: item.attributes, isStored: true), tag: tag, label: label)
     }
 
     /// The `SecCertificate` a stored certificate item holds.

@@ -19,7 +19,11 @@ import KeychainKeys
 enum SecItemResult {
     /// What the engine must return for a request: with `kSecReturnRef`, the attributes and the data too.
     static func needs(of request: SecItemDictionary) -> ReturnOptions {
-        request.returnsReference ? request.returning.union([.attributes, .data]) : request.returning
+        guard request.returnsReference else { return request.returning }
+        // A key's object is made from its attributes first: a key the keychain keeps needs no bytes, and one that
+        // may leave is read once it is known to be one (so a key with access control asks the user once).
+        if request.itemClass == .key, !request.isIdentity { return request.returning.union([.attributes]) }
+        return request.returning.union([.attributes, .data])
     }
 
     /// The result of a call that matched or added `items`.

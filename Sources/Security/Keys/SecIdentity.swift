@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainKeys
+import KeychainPrompts
 
 /// A certificate with the private key of its public key (Apple's `SecIdentityRef`), as a PKCS#12 file carries one.
 public final class SecIdentity: Hashable, Sendable {
@@ -35,6 +36,41 @@ public func SecIdentityCopyPrivateKey(
 ) -> OSStatus {
     privateKeyRef.pointee = identityRef.privateKey
     return errSecSuccess
+}
+
+/// The identity of a certificate: the private key whose application label (`klbl`) is the certificate's public-key
+/// hash, found in the current keychain (`keychainOrArray` is ignored: there is one). No such key is
+/// errSecItemNotFound.
+public func SecIdentityCreateWithCertificate(
+    _ keychainOrArray: CFTypeRef?, _ certificateRef: SecCertificate, _ identityRef: UnsafeMutablePointer<SecIdentity?>
+) -> OSStatus {
+    identityRef.pointee = nil
+    do throws(EngineError) {
+        let certificate = certificateRef.certificate
+        let keychain = try SecItemKeychain.current()
+        let query = ItemQuery(
+            itemClass: .key,
+            attributes: [
+                .keyClass: .integer(CredentialAttributes.privateKeyClass),
+                .applicationLabel: .data(try CredentialAttributes.applicationLabel(of: certificate.publicKey())),
+            ],
+            synchronizable: .any, limit: .one, returning: [.attributes, .data])
+        let options = AuthenticationLoop.Options()
+        let items = try AuthenticationLoop.perform(options, backend: keychain.backend) {
+            (authentication) throws(EngineError) -> [Item] in
+            var query = query
+            query.authentication = authentication
+            return try keychain.backend.copyMatching(query, for: keychain.caller)
+        }
+        guard let item = items.first else { throw EngineError(.itemNotFound, "no private key for the certificate") }
+        let privateKey = try CredentialAttributes.secKey(of: item, keychain: keychain, authentication: options)
+        identityRef.pointee = SecIdentity(certificate: certificateRef, privateKey: privateKey)
+        LastErrorMessage.record(nil)
+        return errSecSuccess
+    } catch {
+        LastErrorMessage.record(error.message)
+        return error.code.rawValue
+    }
 }
 
 /// The passphrase of a PKCS#12 file, in `SecPKCS12Import`'s options.

@@ -155,8 +155,8 @@ public func SecKeyIsAlgorithmSupported(
     switch (operation, action) {
     case (.sign, .signature(let scheme)): return isPrivate && scheme.isRSA == isRSA
     case (.verify, .signature(let scheme)): return scheme.isRSA == isRSA
-    case (.encrypt, .encryption): return isRSA
-    case (.decrypt, .encryption): return isRSA && isPrivate
+    case (.encrypt, _) where action.isEncryption: return action.isRSA == isRSA
+    case (.decrypt, _) where action.isEncryption: return action.isRSA == isRSA && isPrivate
     case (.keyExchange, .keyExchange): return !isRSA && isPrivate
     default: return false
     }
@@ -196,9 +196,9 @@ public func SecKeyCreateEncryptedData(
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     reporting(error) { () throws(EngineError) -> CFData in
-        guard case .encryption(let padding) = algorithm.operation, SecKeyIsAlgorithmSupported(key, .encrypt, algorithm)
+        guard let operation = algorithm.operation, SecKeyIsAlgorithmSupported(key, .encrypt, algorithm)
         else { throw unsupported(algorithm, .encrypt, key) }
-        return NSData(data: try key.key.encrypt(plaintext as Data, padding: padding))
+        return NSData(data: try operation.encrypt(plaintext as Data, for: key.key))
     }
 }
 
@@ -208,8 +208,7 @@ public func SecKeyCreateDecryptedData(
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     reporting(error) { () throws(EngineError) -> CFData in
-        guard case .encryption = algorithm.operation, SecKeyIsAlgorithmSupported(key, .decrypt, algorithm)
-        else { throw unsupported(algorithm, .decrypt, key) }
+        guard SecKeyIsAlgorithmSupported(key, .decrypt, algorithm) else { throw unsupported(algorithm, .decrypt, key) }
         return NSData(data: try key.run(KeyUse(.decrypt, algorithm: algorithm.identifier, input: ciphertext as Data)))
     }
 }
