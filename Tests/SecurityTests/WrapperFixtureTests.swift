@@ -19,7 +19,8 @@ import Testing
         "fluent attributes persistent ref", "fluent references", "fluent allKeys", "fluent removeAll",
         "hashable set", "hashable set without data", "hashable data of item without data",
         "hashable item without data", "hashable item account", "cferror code", "cferror domain",
-        "cferror description", "cferror user info", "random bytes",
+        "cferror description", "cferror user info", "random bytes", "key pem made", "key stored by tag",
+        "key legacy encrypt", "key legacy decrypt", "key permanent found again", "key signature verifies",
     ]
 
     @Test func wrapperCodeBuildsAgainstSecurityAloneAndPassesItsChecks() throws {

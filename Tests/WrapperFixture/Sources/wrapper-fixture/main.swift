@@ -69,5 +69,33 @@ check("cferror user info", error?.userInfo[kCFErrorLocalizedDescriptionKey as St
 let key = randomKey()
 check("random bytes", key?.count == 32 && key != randomKey() && key != Data(count: 32))
 
+// RSA from PEM by tag, the legacy SecKeyEncrypt; a permanent EC key found again by its tag.
+var keyError: Unmanaged<CFError>?
+let rsaParameters: [String: Any] = [
+    kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
+]
+let rsaPrivate = SecKeyCreateRandomKey(rsaParameters as CFDictionary, &keyError)
+let rsaPEM = rsaPrivate.flatMap(SecKeyCopyPublicKey).flatMap { RSAKeyStore.pem(publicKey: $0) }
+check("key pem made", rsaPEM?.hasPrefix("-----BEGIN PUBLIC KEY-----") == true)
+let storedPublic = rsaPEM.flatMap { RSAKeyStore.addPublicKey(pem: $0, tag: "com.example.server") }
+check("key stored by tag", storedPublic != nil && storedPublic == rsaPrivate.flatMap(SecKeyCopyPublicKey))
+let sealedMessage = storedPublic.flatMap { RSAKeyStore.encrypt(Data("hello".utf8), with: $0) }
+check("key legacy encrypt", sealedMessage?.count == 256)
+check(
+    "key legacy decrypt",
+    rsaPrivate.flatMap { key in sealedMessage.flatMap { RSAKeyStore.decrypt($0, with: key) } } == Data("hello".utf8))
+let signing = SigningKeyStore.signingKey(tag: "com.example.signing")
+let signingAgain = SigningKeyStore.signingKey(tag: "com.example.signing")
+check("key permanent found again", signing != nil && signing == signingAgain)
+let signed = signing.flatMap {
+    SecKeyCreateSignature($0, .ecdsaSignatureMessageX962SHA256, Data("m".utf8) as CFData, &keyError)
+}
+let verifies = signing.flatMap(SecKeyCopyPublicKey).flatMap { publicKey in
+    signed.map {
+        SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, Data("m".utf8) as CFData, $0, &keyError)
+    }
+}
+check("key signature verifies", verifies == true)
+
 print(failures == 0 ? "all passed" : "\(failures) failed")
 exit(failures == 0 ? 0 : 1)
