@@ -26,9 +26,9 @@ enum DaemonBench {
         /// Durable add, 8 clients together through the daemon (their throughput together) beside one writer on the
         /// floor.
         var add_eight_clients: Comparison
-        /// A P-256 signature (ECDSA, SHA-256, 64 bytes) by a stored non-extractable key: ours through keychaind,
-        /// the "floor" the embedded engine (both open the key item and sign).
-        var stored_key_sign: Comparison?
+        /// Stored non-extractable keys' private operations: ours through keychaind, the "floor" the embedded engine
+        /// (both open the key item and run the operation), by operation.
+        var stored_keys: [String: Comparison]?
         /// A `ping` through the daemon (no keychain touched), p50 µs: the round trip's own cost.
         var round_trip_p50_us: Double?
         /// `security find-generic-password -w` through the daemon, median ms; `nil` when not measured.
@@ -67,7 +67,7 @@ enum DaemonBench {
             items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
             add_eight_clients: addEight)
         report.round_trip_p50_us = try roundTrip(daemon: daemon)
-        report.stored_key_sign = try storedKeySign(daemon: daemon, embedded: embedded)
+        report.stored_keys = try storedKeyOperations(daemon: daemon, embedded: embedded)
         try measureCLI(daemon: daemon, into: &report)
         try measureDefaultSocketCLI(executable: executable, into: &report)
         (report.flood, report.flood_note) = try FloodBench.run(daemon: daemon)
@@ -118,28 +118,69 @@ enum DaemonBench {
         return recorder.figures.p50_us
     }
 
-    /// A stored P-256 key's signature through keychaind beside the embedded engine's, taking turns, 2,000 each.
-    private static func storedKeySign(daemon: BenchDaemon, embedded: Engine) throws -> Comparison {
+    /// Stored keys' private operations through keychaind beside the embedded engine's, taking turns: P-256 sign and
+    /// ECDH, RSA-2048 sign and OAEP decrypt (verify and encrypt use the public key, in the caller's process).
+    private static func storedKeyOperations(daemon: BenchDaemon, embedded: Engine) throws -> [String: Comparison] {
         KeyUsePerformer.install()
         let client = daemon.client()
-        let generation = KeyGeneration(
-            keyType: CredentialAttributes.ellipticCurveType, sizeInBits: 256,
-            privateKey: NewItem(
-                itemClass: .key,
-                attributes: [.applicationTag: .data(Data("bench.sign".utf8)), .isExtractable: .bool(false)]),
-            publicKey: nil)
-        _ = try client.generateKey(generation, for: caller)
-        _ = try embedded.generateKey(generation, for: caller)
-        let query = ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(Data("bench.sign".utf8))])
-        let use = KeyUse(
-            .sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data(repeating: 0x42, count: 64))
-        var ours = LatencyRecorder(capacity: 2000)
-        var floor = LatencyRecorder(capacity: 2000)
-        for _ in 0..<(2000 / ItemWorkload.turn) {
-            for _ in 0..<ItemWorkload.turn { try ours.time { _ = try client.useKey(query, use, for: caller) } }
-            for _ in 0..<ItemWorkload.turn { try floor.time { _ = try embedded.useKey(query, use, for: caller) } }
+        let peer = try AsymmetricKey.generateEC(.p256).publicRepresentation()
+        let message = Data(repeating: 0x42, count: 64)
+        let cases: [(String, Int64, Int, KeyUse)] = [
+            (
+                "P-256 sign", CredentialAttributes.ellipticCurveType, 256,
+                KeyUse(.sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: message)
+            ),
+            (
+                "P-256 ECDH", CredentialAttributes.ellipticCurveType, 256,
+                KeyUse(.keyExchange, algorithm: "algid:keyexchange:ECDH", input: peer)
+            ),
+            (
+                "RSA-2048 sign", CredentialAttributes.rsaType, 2048,
+                KeyUse(.sign, algorithm: "algid:sign:RSA:message-PKCS1v15:SHA256", input: message)
+            ),
+            ("RSA-2048 decrypt OAEP", CredentialAttributes.rsaType, 2048, KeyUse(.publicKey)),
+        ]
+        var results: [String: Comparison] = [:]
+        for (name, type, bits, use) in cases {
+            let tag = Data("bench.\(name)".utf8)
+            let generation = KeyGeneration(
+                keyType: type, sizeInBits: bits,
+                privateKey: NewItem(
+                    itemClass: .key, attributes: [.applicationTag: .data(tag), .isExtractable: .bool(false)]),
+                publicKey: nil)
+            _ = try client.generateKey(generation, for: caller)
+            _ = try embedded.generateKey(generation, for: caller)
+            let query = ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(tag)])
+            var ours = use
+            var floor = use
+            if use.operation == .publicKey {
+                // The two keychains' keys differ: each decrypts a ciphertext made for its own public key.
+                func ciphertext(for publicKey: Data) throws -> KeyUse {
+                    let sealed = try AsymmetricKey.importing(publicKey, kind: .rsa, isPrivate: false).encrypt(
+                        Data(repeating: 7, count: 32), padding: .oaep(.sha256))
+                    return KeyUse(.decrypt, algorithm: "algid:encrypt:RSA:OAEP:SHA256", input: sealed)
+                }
+                ours = try ciphertext(for: try client.useKey(query, use, for: caller))
+                floor = try ciphertext(for: try embedded.useKey(query, use, for: caller))
+            }
+            results[name] = try compare(
+                { _ = try client.useKey(query, ours, for: caller) },
+                { _ = try embedded.useKey(query, floor, for: caller) }, runs: bits > 256 ? 400 : 2000)
         }
-        return Comparison(ours: ours.figures, floor: floor.figures)
+        return results
+    }
+
+    /// Two operations' latencies, taking turns in runs of 100.
+    private static func compare(
+        _ ours: () throws -> Void, _ floor: () throws -> Void, runs: Int
+    ) throws -> Comparison {
+        var oursRecorder = LatencyRecorder(capacity: runs)
+        var floorRecorder = LatencyRecorder(capacity: runs)
+        for _ in 0..<(runs / 100) {
+            for _ in 0..<100 { try oursRecorder.time(ours) }
+            for _ in 0..<100 { try floorRecorder.time(floor) }
+        }
+        return Comparison(ours: oursRecorder.figures, floor: floorRecorder.figures)
     }
 
     private static func findOne(_ index: Int, on backend: some KeychainBackend) throws {
