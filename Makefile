@@ -87,6 +87,9 @@ install: static-security
 	install -m 0644 man/keychaind.8 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 completion/security.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/security
+	install -d $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0644 completion/_security $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_security
+	install -m 0644 completion/security.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/security.fish
 	@if [ -z "$(DESTDIR)" ]; then \
 		getent passwd keychaind >/dev/null || useradd --system --user-group --no-create-home \
 			--home-dir /var/lib/swift-keychain --shell /usr/sbin/nologin keychaind; \
@@ -108,6 +111,8 @@ uninstall:
 	rm -f $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/security.1 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/security
+	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_security
+	rm -f $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/security.fish
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 # Long crash and concurrency loops, run before resolving the issues they belong to.
