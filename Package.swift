@@ -118,6 +118,11 @@ let package = Package(
             name: "KeychainDaemon",
             dependencies: ["KeychainCore", "KeychainWire", "KeychainSync", "KeychainKeys", "CSystem"]
         ),
+        // The freedesktop Secret Service on the session bus, served from the user's keychain (issue 25).
+        .executableTarget(
+            name: "keychain-secret-service",
+            dependencies: ["KeychainCore", "KeychainClient", "KeychainKeys", "CSDBus"]
+        ),
         .executableTarget(
             name: "keychaind",
             dependencies: ["KeychainCore", "KeychainWire", "KeychainDaemon", "CSystem"]
@@ -165,7 +170,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityCLITests",
-            dependencies: ["TestSupport", "security-tool", "Keychain"]
+            dependencies: ["TestSupport", "security-tool", "Keychain", "keychain-secret-service"]
         ),
         .testTarget(
             name: "KeychainSyncTests",

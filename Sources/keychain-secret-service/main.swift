@@ -1,0 +1,68 @@
+// keychain-secret-service: the freedesktop Secret Service (`org.freedesktop.secrets`) on the session bus named by
+// DBUS_SESSION_BUS_ADDRESS, served from the keychain every other program of the user finds (KEYCHAIN_HOME, XDG, or
+// keychaind), in the foreground, until SIGTERM or SIGINT.
+//
+//     keychain-secret-service [--replace]
+//
+// --replace takes the name from another provider; without it, a taken name is a clear error (exit status 1).
+
+import CSDBus
+import Foundation
+import KeychainClient
+import KeychainCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Set by SIGTERM and SIGINT: the loop stops, releases the name and exits.
+nonisolated(unsafe) var stopRequested: sig_atomic_t = 0
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(
+        """
+        usage: keychain-secret-service [--replace]
+        Serves the freedesktop Secret Service (org.freedesktop.secrets) on the session bus from the user's keychain.
+          --replace  take the name from the Secret Service provider that holds it
+        """)
+    exit(0)
+}
+if let unknown = arguments.first(where: { $0 != "--replace" }) {
+    FileHandle.standardError.write(Data("keychain-secret-service: unknown option \(unknown)\n".utf8))
+    exit(2)
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("keychain-secret-service: \(message)\n".utf8))
+    exit(1)
+}
+
+let backend: any KeychainBackend
+do {
+    backend = try KeychainBackends.backend(for: KeychainStorage.processDefault)
+} catch {
+    fail("cannot open the keychain: \(error.message)")
+}
+let store = SecretItemStore(
+    backend: backend, caller: Caller(applicationIdentifier: "org.freedesktop.secrets", accessGroups: ["login"]))
+let service = SecretService(store: store)
+let connection: BusConnection
+do {
+    connection = try BusConnection.sessionBus()
+    try connection.serve(service)
+    try connection.requestName("org.freedesktop.secrets", replacing: arguments.contains("--replace"))
+} catch {
+    fail(error.message)
+}
+signal(SIGTERM) { _ in stopRequested = 1 }
+signal(SIGINT) { _ in stopRequested = 1 }
+// A parent may have started this process with the signals blocked (the mask is inherited): unblock the two that stop
+// it, so a service manager's SIGTERM always reaches the handler.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGTERM)
+sigaddset(&stopSignals, SIGINT)
+sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
+connection.run(until: { stopRequested != 0 })
+connection.close()

@@ -1,0 +1,194 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private session bus (a real `dbus-daemon`) with `keychain-secret-service` serving a keychain of the test's own:
+/// both killed and reaped when the value goes, whatever the test's outcome.
+final class SecretServiceBus {
+    let directory: TemporaryDirectory
+    let address: String
+    private var daemon: Process?
+    private(set) var service: Process?
+    private var serviceErrors: Pipe?
+
+    static let serviceExecutable = BuiltExecutable.named("keychain-secret-service")
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        let socket = directory.file("bus").path
+        address = "unix:path=\(socket)"
+        let bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
+        bus.standardError = FileHandle.nullDevice
+        try bus.run()
+        daemon = bus
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+        service = try startService()
+        try waitForName()
+    }
+
+    deinit {
+        for process in [service, daemon].compactMap({ $0 }) where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// The environment of the bus's clients: the bus, the keychain.
+    var environment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": address, "KEYCHAIN_HOME": directory.keychain.path]
+    }
+
+    /// Starts another `keychain-secret-service` on the bus.
+    func startService(_ arguments: [String] = []) throws -> Process {
+        let process = Process()
+        process.executableURL = Self.serviceExecutable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            .merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        serviceErrors = errors
+        try process.run()
+        return process
+    }
+
+    /// Waits (up to 5 s) until some process owns org.freedesktop.secrets.
+    func waitForName() throws {
+        for _ in 0..<100 {
+            let (status, output, _) = try run(
+                "/usr/bin/busctl", ["--address=\(address)", "status", "org.freedesktop.secrets"])
+            if status == 0, output.contains("PID=") { return }
+            usleep(50_000)
+        }
+        throw SpawnError(message: "keychain-secret-service never owned org.freedesktop.secrets")
+    }
+
+    /// Runs a client (`secret-tool`, `security`) on the bus with `input` on its standard input.
+    func run(_ path: String, _ arguments: [String], input: String = "") throws -> (
+        status: Int32, output: String, errors: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            .merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
+        )
+    }
+
+    func secretTool(_ arguments: [String], input: String = "") throws -> (
+        status: Int32, output: String, errors: String
+    ) {
+        try run("/usr/bin/secret-tool", arguments, input: input)
+    }
+}
+
+/// `keychain-secret-service` with libsecret's own `secret-tool` as the client, on a real private bus.
+@Suite(
+    "Secret Service: libsecret's secret-tool against keychain-secret-service",
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool"),
+        "dbus-daemon or secret-tool is not installed"))
+struct SecretServiceTests {
+    @Test("secret-tool stores, looks up, searches and clears; the security tool finds the item by service and account")
+    func storeLookupClear() throws {
+        let bus = try SecretServiceBus()
+        let stored = try bus.secretTool(
+            ["store", "--label=API token", "service", "api.example.com", "username", "alice", "note", "work"],
+            input: "s3cret-token")
+        #expect(stored.status == 0, "\(stored.errors)")
+        let looked = try bus.secretTool(["lookup", "service", "api.example.com", "username", "alice"])
+        #expect(looked.status == 0 && looked.output == "s3cret-token", "\(looked.errors)")
+        // The same item through the keychain's own tool (and so through SecItem): found by service and account.
+        let security = BuiltExecutable.named("security").path
+        let found = try bus.run(security, ["find-generic-password", "-s", "api.example.com", "-a", "alice", "-w"])
+        #expect(found.output == "s3cret-token\n", "\(found.errors)")
+        // A search by any attribute, and a map without a service or an account.
+        let searched = try bus.secretTool(["search", "note", "work"])
+        let listing = searched.output + searched.errors
+        #expect(listing.contains("label = API token") && listing.contains("attribute.note = work"), "\(listing)")
+        #expect(
+            try bus.secretTool(["store", "--label=Other", "app", "mail", "kind", "imap"], input: "pw2").status == 0)
+        #expect(try bus.secretTool(["lookup", "app", "mail"]).output == "pw2")
+        #expect(try bus.secretTool(["lookup", "app", "other"]).status != 0)
+        // Storing the same attributes again replaces the item.
+        _ = try bus.secretTool(
+            ["store", "--label=API token", "service", "api.example.com", "username", "alice", "note", "work"],
+            input: "rotated")
+        #expect(try bus.secretTool(["lookup", "service", "api.example.com", "username", "alice"]).output == "rotated")
+        #expect(try bus.secretTool(["clear", "service", "api.example.com", "username", "alice"]).status == 0)
+        #expect(try bus.secretTool(["lookup", "service", "api.example.com", "username", "alice"]).status != 0)
+        #expect(try bus.run(security, ["find-generic-password", "-s", "api.example.com"]).status == 44)
+    }
+
+    @Test("A copied disk: neither the secret nor any attribute name or value is in the keychain's files in clear")
+    func nothingInClear() throws {
+        let bus = try SecretServiceBus()
+        let stored = try bus.secretTool(
+            [
+                "store", "--label=Private label", "service", "svc-distinct-name", "username", "user-distinct-name",
+                "project", "attribute-distinct-value",
+            ],
+            input: "secret-distinct-value")
+        #expect(stored.status == 0, "\(stored.errors)")
+        var scanned = 0
+        for path in try FileManager.default.subpathsOfDirectory(atPath: bus.directory.keychain.path) {
+            guard
+                let bytes = FileManager.default.contents(
+                    atPath: bus.directory.keychain.appendingPathComponent(path).path)
+            else { continue }
+            scanned += bytes.count
+            for clear in [
+                "secret-distinct-value", "svc-distinct-name", "user-distinct-name", "attribute-distinct-value",
+                "project", "Private label",
+            ] {
+                #expect(bytes.range(of: Data(clear.utf8)) == nil, "\(clear) is in clear in \(path)")
+            }
+        }
+        #expect(scanned > 0)
+    }
+
+    @Test("The name: a second provider is refused with a clear message, --replace takes it; SIGTERM ends cleanly")
+    func nameAndSignals() throws {
+        let bus = try SecretServiceBus()
+        let second = try bus.startService()
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 1)
+        let replacing = try bus.startService(["--replace"])
+        defer {
+            if replacing.isRunning {
+                kill(replacing.processIdentifier, SIGKILL)
+                replacing.waitUntilExit()
+            }
+        }
+        for _ in 0..<100 {
+            let (_, output, _) = try bus.run(
+                "/usr/bin/busctl", ["--address=\(bus.address)", "status", "org.freedesktop.secrets"])
+            if output.contains("PID=\(replacing.processIdentifier)") { break }
+            usleep(50_000)
+        }
+        #expect(try bus.secretTool(["store", "--label=x", "k", "v"], input: "after-replace").status == 0)
+        #expect(try bus.secretTool(["lookup", "k", "v"]).output == "after-replace")
+        kill(replacing.processIdentifier, SIGTERM)
+        replacing.waitUntilExit()
+        #expect(replacing.terminationReason == .exit && replacing.terminationStatus == 0)
+    }
+}
