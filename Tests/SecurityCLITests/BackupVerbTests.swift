@@ -113,7 +113,7 @@ struct BackupVerbTests {
         flippedItem[frames[3].0 + 10] ^= 1
         let cases: [(String, Data, String, String)] = [
             ("truncated", good.prefix(frames[5].0), Self.passphrase, "truncated"),
-            ("header", flippedHeader, Self.passphrase, "wrong passphrase, or its header was changed"),
+            ("header", flippedHeader, Self.passphrase, "wrong passphrase or damaged header"),
             ("item", flippedItem, Self.passphrase, "damaged or reordered at item 4"),
             ("swapped", swapped, Self.passphrase, "damaged or reordered at item 1"),
             ("passphrase", good, "wrong horse", "wrong passphrase"),
