@@ -65,7 +65,7 @@ struct BackupAttackTests {
                         }
                         all.insert(Snapshot(itemClass: item.itemClass, attributes: attributes, data: item.data))
                     }
-                } catch where error.code == .itemNotFound {
+                } catch  where error.code == .itemNotFound {
                     continue
                 }
             }
@@ -120,7 +120,9 @@ struct BackupAttackTests {
         let restoring = failure { try target.keychain.restore(from: input, passphrase: key, onConflict: .replace) }
         #expect(restoring?.contains(reason) == true, "\(name): \(restoring ?? "restored")")
         #expect(try snapshot(target.keychain) == before, "\(name) changed the keychain")
-        let verifying = failure { _ = try Keychain.verifyBackup(from: try FileHandle(forReadingFrom: damaged), passphrase: key) }
+        let verifying = failure {
+            _ = try Keychain.verifyBackup(from: try FileHandle(forReadingFrom: damaged), passphrase: key)
+        }
         #expect(verifying?.contains(reason) == true, "\(name): \(verifying ?? "verified")")
     }
 
@@ -167,17 +169,22 @@ struct BackupAttackTests {
             let damaged = directory.file("flip-\(position).skb")
             try bytes.write(to: damaged)
             let reason =
-                position < 8 ? "not a swift-keychain backup" : position == 8 ? "format version" : "wrong passphrase or damaged header"
+                position < 8
+                ? "not a swift-keychain backup"
+                : position == 8 ? "format version" : "wrong passphrase or damaged header"
             let started = ContinuousClock.now
             let verifying = Self.failure {
                 _ = try Keychain.verifyBackup(from: try FileHandle(forReadingFrom: damaged), passphrase: key)
             }
             #expect(verifying?.contains(reason) == true, "byte \(position): \(verifying ?? "verified")")
             // An edited cost must not buy the editor hours of Argon2id (or gigabytes of memory) on the reader.
-            #expect(ContinuousClock.now - started < .seconds(5), "byte \(position) took \(ContinuousClock.now - started)")
+            #expect(
+                ContinuousClock.now - started < .seconds(5), "byte \(position) took \(ContinuousClock.now - started)")
         }
         try Self.expectRefused(
-            { var bytes = good; bytes[40] ^= 1; return bytes }(), "header", reason: "wrong passphrase or damaged header",
+            {
+                var bytes = good; bytes[40] ^= 1; return bytes
+            }(), "header", reason: "wrong passphrase or damaged header",
             in: directory)
     }
 
@@ -240,14 +247,16 @@ struct BackupAttackTests {
             #expect(error.message.contains("genp acct \"alice\", svce \"mail\""), "\(error.message)")
             #expect(!error.message.contains("carol"), "only conflicts are named: \(error.message)")
         }
-        #expect(try Self.snapshot(refusing.keychain) == before, "the refused restore wrote the items that did not conflict")
+        #expect(
+            try Self.snapshot(refusing.keychain) == before, "the refused restore wrote the items that did not conflict")
         for (policy, expected, summary) in [
             (RestoreConflictPolicy.keep, "changed-later", RestoreSummary(added: 2, replaced: 0, kept: 1)),
             (.replace, "alice-secret-1", RestoreSummary(added: 2, replaced: 1, kept: 0)),
             (.newer, "changed-later", RestoreSummary(added: 2, replaced: 0, kept: 1)),
         ] {
             let keychain = try target().keychain
-            let done = try keychain.restore(from: try FileHandle(forReadingFrom: file), passphrase: key, onConflict: policy)
+            let done = try keychain.restore(
+                from: try FileHandle(forReadingFrom: file), passphrase: key, onConflict: policy)
             #expect(done == summary, "\(policy)")
             let alice = try Self.snapshot(keychain).filter { $0.attributes[.account] == .string("alice") }
             #expect(alice.map(\.data) == [Data(expected.utf8)], "\(policy)")

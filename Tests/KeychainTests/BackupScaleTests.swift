@@ -77,7 +77,9 @@ struct BackupScaleTests {
         #expect(try BackupAttackTests.snapshot(keychain) == before)
         let restored = try keychain.restore(from: try FileHandle(forReadingFrom: file), passphrase: passphrase)
         #expect(restored.added == 3)
-        let secrets = try BackupAttackTests.snapshot(keychain).compactMap { $0.data.map { String(decoding: $0, as: UTF8.self) } }
+        let secrets = try BackupAttackTests.snapshot(keychain).compactMap {
+            $0.data.map { String(decoding: $0, as: UTF8.self) }
+        }
         #expect(Set(secrets) == ["alice-secret-1", "bob-secret-2", "carol-secret-3"])
     }
 

@@ -271,7 +271,8 @@ final class BackupReader {
         if opened.isFinal {
             guard Array(plain.prefix(3)) == BackupArchive.endMarker, read == header.itemCount else {
                 throw EngineError(
-                    .decode, "archive truncated: it ends after \(read) items, but its header announces \(header.itemCount)")
+                    .decode,
+                    "archive truncated: it ends after \(read) items, but its header announces \(header.itemCount)")
             }
             // The final message ends the archive: anything after it (another archive appended, stray bytes) is not
             // authenticated by it, so it is refused rather than ignored.
