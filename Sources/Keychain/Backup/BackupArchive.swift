@@ -184,7 +184,17 @@ final class BackupWriter {
     /// Seals and writes one item.
     func append(_ entry: BackupArchive.Entry) throws(EngineError) {
         guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
-        try seal(BackupArchive.encode(entry), isFinal: false)
+        // The plaintext holds the item's secret: wiped once sealed.
+        var message = BackupArchive.encode(entry)
+        defer { message.wipe() }
+        // A reader refuses a message past its maximum, so one is refused here, at backup time, not at restore time.
+        guard message.count + SecretStream.overhead <= BackupArchive.maximumMessageByteCount else {
+            throw EngineError(
+                .dataTooLarge,
+                "item \(written + 1) (\(entry.itemClass.rawValue)) takes \(message.count) bytes, past the "
+                    + "\(BackupArchive.maximumMessageByteCount) a backup holds per item")
+        }
+        try seal(message, isFinal: false)
         written += 1
     }
 
