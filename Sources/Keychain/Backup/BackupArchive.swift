@@ -12,7 +12,9 @@ import KeychainWire
 /// damaged or reordered item; it gives a guesser nothing the first item would not, at the same Argon2id cost).
 /// Each message: its sealed length (4) and the sealed bytes; the whole header is every message's associated data,
 /// so a header edited in place opens nothing. An item: class (4 bytes), attributes (the engine's binary attribute
-/// form, length-prefixed) and data (length-prefixed). Nothing but the header is in clear.
+/// form, length-prefixed) and data (length-prefixed). Nothing but the header is in clear, and nothing may follow the
+/// final message. The header's Argon2id cost is held to ``maximumCost`` before any key is derived: it is read before
+/// anything is authenticated, so an edited cost must not buy hours of passes or gigabytes of memory on the reader.
 enum BackupArchive {
     static let magic = Array("SKBACKUP".utf8)
     static let version: UInt8 = 1
