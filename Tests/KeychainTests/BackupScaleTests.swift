@@ -81,6 +81,11 @@ struct BackupScaleTests {
             $0.data.map { String(decoding: $0, as: UTF8.self) }
         }
         #expect(Set(secrets) == ["alice-secret-1", "bob-secret-2", "carol-secret-3"])
+        // And back out of keychaind: the same three items, into an archive that verifies.
+        let again = directory.file("from-keychaind.skb")
+        #expect(try keychain.backup(to: again, passphrase: passphrase, cost: .minimum).itemCount == 3)
+        let contents = try Keychain.verifyBackup(from: try FileHandle(forReadingFrom: again), passphrase: passphrase)
+        #expect(contents.itemCount == 3)
     }
 
     /// The last (done, total) a progress closure heard.

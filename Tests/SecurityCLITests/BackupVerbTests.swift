@@ -234,4 +234,25 @@ struct BackupVerbTests {
         #expect(extended.status != 0 && extended.errors.contains("after its final message"), "\(extended.errors)")
         #expect(try target.tool.run(["dump-keychain", "-d"]).output == before, "the damaged restore wrote")
     }
+
+    @Test("On a terminal, backup-keychain asks for the passphrase twice without echo, and again when they differ")
+    func terminalPassphrase() throws {
+        let home = try filledHome()
+        let directory = try TemporaryDirectory()
+        let file = directory.file("typed.skb")
+        let session = try TerminalSession(["backup-keychain", "-o", file.path], process: home.tool)
+        try session.waitFor("Backup passphrase: ")
+        session.type("first typing")
+        try session.waitFor("Retype the backup passphrase: ")
+        session.type("second typing")
+        try session.waitFor("Backup passphrase: ")
+        session.type(Self.passphrase)
+        try session.waitFor("Retype the backup passphrase: ")
+        session.type(Self.passphrase)
+        let result = try session.finish()
+        #expect(result.status == 0, "\(result.errors) \(session.screen)")
+        #expect(!session.screen.contains("horse") && !session.screen.contains("typing"), "echoed: \(session.screen)")
+        let verified = try home.tool.run(["verify-backup", "--passphrase-fd", "0", file.path], input: Self.passphrase)
+        #expect(verified.status == 0, "\(verified.errors)")
+    }
 }
