@@ -283,4 +283,40 @@ struct BackupAttackTests {
         let alice = try Self.snapshot(target.keychain).filter { $0.attributes[.account] == .string("alice") }
         #expect(alice.map(\.data) == [Data("alice-secret-1".utf8)])
     }
+
+    @Test("A restore the keychain refuses part of (a group the app lacks) writes none of it, saying which")
+    func refusedMidwayWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let (_, file) = try Self.archive(in: directory)
+        // Entitled to the first item's group, not to the second's (TEAM.shared).
+        let target = try TestKeychain(
+            identity: try ApplicationIdentity(
+                applicationIdentifier: "TEAM.com.example.app", accessGroups: ["TEAM.com.example.app"]))
+        try Self.add(
+            [NewItem(itemClass: .genericPassword, attributes: [.account: .string("zoe")], data: Data("mine".utf8))],
+            to: target.keychain)
+        let before = try Self.snapshot(target.keychain)
+        let key = try Keychain.Passcode(copying: Self.passphrase)
+        let message = Self.failure {
+            try target.keychain.restore(from: try FileHandle(forReadingFrom: file), passphrase: key)
+        }
+        #expect(message?.contains("TEAM.shared") == true, "\(message ?? "restored")")
+        #expect(try Self.snapshot(target.keychain) == before, "a restore refused midway wrote its first items")
+    }
+
+    @Test("An empty keychain's archive restores nothing and verifies; without its final message it is truncated")
+    func emptyArchive() throws {
+        let directory = try TemporaryDirectory()
+        let source = try TestKeychain()
+        let file = directory.file("empty.skb")
+        let key = try Keychain.Passcode(copying: Self.passphrase)
+        #expect(try source.keychain.backup(to: file, passphrase: key, cost: .minimum).itemCount == 0)
+        #expect(try Keychain.verifyBackup(from: try FileHandle(forReadingFrom: file), passphrase: key).itemCount == 0)
+        let target = try TestKeychain()
+        let restored = try target.keychain.restore(from: try FileHandle(forReadingFrom: file), passphrase: key)
+        #expect(restored == RestoreSummary(added: 0, replaced: 0, kept: 0))
+        try Self.expectRefused(
+            try Data(contentsOf: file).prefix(BackupArchive.headerByteCount), "empty cut", reason: "archive truncated",
+            in: directory)
+    }
 }
