@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `backup-keychain`, `restore-keychain` and `verify-backup`: an archive restores whole into another keychain, and
 /// an archive that was cut, edited, reordered or opened with the wrong passphrase restores nothing and says which.
 @Suite("Encrypted backup and restore")
@@ -113,7 +117,7 @@ struct BackupVerbTests {
         flippedItem[frames[3].0 + 10] ^= 1
         let cases: [(String, Data, String, String)] = [
             ("truncated", good.prefix(frames[5].0), Self.passphrase, "truncated"),
-            ("header", flippedHeader, Self.passphrase, "wrong passphrase, or its header was changed"),
+            ("header", flippedHeader, Self.passphrase, "wrong passphrase or damaged header"),
             ("item", flippedItem, Self.passphrase, "damaged or reordered at item 4"),
             ("swapped", swapped, Self.passphrase, "damaged or reordered at item 1"),
             ("passphrase", good, "wrong horse", "wrong passphrase"),
@@ -154,5 +158,101 @@ struct BackupVerbTests {
             #expect(try target.tool.run(["find-internet-password", "-a", "carol", "-w"]).output == "carol-secret-3\n")
         }
         #expect(try TestHome().tool.run(["restore-keychain", "--on-conflict", "merge", file.path]).status == 2)
+    }
+
+    /// Runs `security arguments…` with `passphrase` readable on file descriptor 3 (not standard input, which stays
+    /// empty), returning the status, standard output's bytes and standard error.
+    private func runWithPassphraseOnFD3(_ home: TestHome, _ arguments: [String], passphrase: String) throws
+        -> SecurityProcess.RawResult
+    {
+        let stdin = try ChildPipe()
+        let stdout = try ChildPipe()
+        let stderr = try ChildPipe()
+        let secret = try ChildPipe()
+        let child = try Spawn.start(
+            SecurityProcess.executable, arguments, environment: home.tool.processEnvironment,
+            descriptors: [stdin.reading, stdout.writing, stderr.writing, secret.reading], controllingTerminal: nil)
+        stdin.closeReading()
+        stdout.closeWriting()
+        stderr.closeWriting()
+        secret.closeReading()
+        stdin.closeWriting()
+        secret.writeAll(Array(passphrase.utf8))
+        secret.closeWriting()
+        let errors = PipeReader(stderr)
+        let output = stdout.readAll()
+        let errorText = String(decoding: errors.wait(), as: UTF8.self)
+        return SecurityProcess.RawResult(status: try Spawn.wait(child), output: output, errors: errorText)
+    }
+
+    @Test("backup-keychain -o - writes the archive to standard output; --passphrase-fd 3 reads the passphrase there")
+    func standardOutputAndDescriptor() throws {
+        let source = try filledHome()
+        let written = try runWithPassphraseOnFD3(
+            source, ["backup-keychain", "-o", "-", "--passphrase-fd", "3"], passphrase: Self.passphrase)
+        #expect(written.status == 0, "\(written.errors)")
+        #expect(written.output.starts(with: Array("SKBACKUP".utf8)))
+        for secret in ["alice-secret-1", "bob-secret-2", "carol-secret-3"] {
+            #expect(Data(written.output).range(of: Data(secret.utf8)) == nil, "\(secret) is in clear")
+        }
+        let directory = try TemporaryDirectory()
+        let file = directory.file("piped.skb")
+        try Data(written.output).write(to: file)
+        let verified = try runWithPassphraseOnFD3(
+            source, ["verify-backup", "--passphrase-fd", "3", file.path], passphrase: Self.passphrase)
+        #expect(verified.status == 0, "\(verified.errors)")
+        #expect(String(decoding: verified.output, as: UTF8.self).contains(": 5 items, made "))
+        let target = try TestHome()
+        let restored = try runWithPassphraseOnFD3(
+            target, ["restore-keychain", "--passphrase-fd", "3", file.path], passphrase: Self.passphrase)
+        #expect(restored.status == 0, "\(restored.errors)")
+        #expect(try target.tool.run(["find-generic-password", "-a", "alice", "-w"]).output == "alice-secret-1\n")
+        let wrong = try runWithPassphraseOnFD3(
+            target, ["verify-backup", "--passphrase-fd", "3", file.path], passphrase: "wrong horse")
+        #expect(wrong.status != 0 && wrong.errors.contains("wrong passphrase or damaged header"), "\(wrong.errors)")
+        #expect(try TestHome().tool.run(["backup-keychain", "--passphrase-fd", "x", "-o", "-"]).status == 2)
+    }
+
+    @Test("A refused restore (conflicts, bytes appended) leaves the target keychain exactly as it was")
+    func refusedRestoreChangesNothing() throws {
+        let source = try filledHome()
+        let directory = try TemporaryDirectory()
+        let file = directory.file("keychain.skb")
+        try backup(source, to: file)
+        let target = try TestHome()
+        #expect(try target.tool.run(["add-generic-password", "-a", "alice", "-s", "mail", "-w", "mine"]).status == 0)
+        #expect(try target.tool.run(["add-generic-password", "-a", "zoe", "-s", "other", "-w", "zoe's"]).status == 0)
+        let before = try target.tool.run(["dump-keychain", "-d"]).output
+        let conflicting = try restore(target, file)
+        #expect(conflicting.status == 45)
+        #expect(conflicting.errors.contains("1 archived item(s) are stored already"), "\(conflicting.errors)")
+        #expect(!conflicting.errors.contains("carol"), "\(conflicting.errors)")
+        #expect(try target.tool.run(["dump-keychain", "-d"]).output == before, "the refused restore wrote")
+        let appended = directory.file("appended.skb")
+        try (try Data(contentsOf: file) + Data("trailing".utf8)).write(to: appended)
+        let extended = try restore(target, appended, ["--on-conflict", "replace"])
+        #expect(extended.status != 0 && extended.errors.contains("after its final message"), "\(extended.errors)")
+        #expect(try target.tool.run(["dump-keychain", "-d"]).output == before, "the damaged restore wrote")
+    }
+
+    @Test("On a terminal, backup-keychain asks for the passphrase twice without echo, and again when they differ")
+    func terminalPassphrase() throws {
+        let home = try filledHome()
+        let directory = try TemporaryDirectory()
+        let file = directory.file("typed.skb")
+        let session = try TerminalSession(["backup-keychain", "-o", file.path], process: home.tool)
+        try session.waitFor("Backup passphrase: ")
+        session.type("first typing")
+        try session.waitFor("Retype the backup passphrase: ")
+        session.type("second typing")
+        try session.waitFor("Backup passphrase: ")
+        session.type(Self.passphrase)
+        try session.waitFor("Retype the backup passphrase: ")
+        session.type(Self.passphrase)
+        let result = try session.finish()
+        #expect(result.status == 0, "\(result.errors) \(session.screen)")
+        #expect(!session.screen.contains("horse") && !session.screen.contains("typing"), "echoed: \(session.screen)")
+        let verified = try home.tool.run(["verify-backup", "--passphrase-fd", "0", file.path], input: Self.passphrase)
+        #expect(verified.status == 0, "\(verified.errors)")
     }
 }

@@ -12,7 +12,9 @@ import KeychainWire
 /// damaged or reordered item; it gives a guesser nothing the first item would not, at the same Argon2id cost).
 /// Each message: its sealed length (4) and the sealed bytes; the whole header is every message's associated data,
 /// so a header edited in place opens nothing. An item: class (4 bytes), attributes (the engine's binary attribute
-/// form, length-prefixed) and data (length-prefixed). Nothing but the header is in clear.
+/// form, length-prefixed) and data (length-prefixed). Nothing but the header is in clear, and nothing may follow the
+/// final message. The header's Argon2id cost is held to ``maximumCost`` before any key is derived: it is read before
+/// anything is authenticated, so an edited cost must not buy hours of passes or gigabytes of memory on the reader.
 enum BackupArchive {
     static let magic = Array("SKBACKUP".utf8)
     static let version: UInt8 = 1
@@ -22,6 +24,29 @@ enum BackupArchive {
     static let maximumMessageByteCount = 18 << 20
     /// What the final message says before the count.
     static let endMarker = Array("END".utf8)
+    /// The most Argon2id work an archive may ask of its reader. The cost is read before anything is authenticated,
+    /// so without a ceiling one flipped bit of the header would set the reader to hours of passes or gigabytes of
+    /// memory; the writer is held to the same ceiling, so every archive it makes opens.
+    static let maximumCost = PasscodeCost(passes: 16, memoryBytes: 1 << 30)
+
+    /// Throws unless a backup may be written or read at `cost`: within Argon2id's limits and this format's ceiling.
+    static func checkCost(_ cost: PasscodeCost) throws(EngineError) {
+        guard cost.passes >= PasscodeCost.minimum.passes, cost.passes <= maximumCost.passes,
+            cost.memoryBytes >= PasscodeCost.minimum.memoryBytes, cost.memoryBytes <= maximumCost.memoryBytes
+        else {
+            throw EngineError(
+                .param,
+                "an Argon2id cost of \(cost.passes) passes over \(cost.memoryBytes) bytes is outside what a backup "
+                    + "uses (\(PasscodeCost.minimum.passes)–\(maximumCost.passes) passes, "
+                    + "\(PasscodeCost.minimum.memoryBytes) bytes–\(maximumCost.memoryBytes >> 20) MiB)")
+        }
+    }
+
+    /// The reason given when the header does not hold together (`detail` says how, when it can be told): a wrong
+    /// passphrase and an edited header look alike to the reader, by design.
+    static func damaged(_ detail: String) -> String {
+        "wrong passphrase or damaged header: \(detail)"
+    }
 
     /// One archived item.
     struct Entry: Equatable {
@@ -69,7 +94,7 @@ enum BackupArchive {
         /// Reads a header; anything but this format's is errSecDecode saying what.
         init(_ bytes: [UInt8]) throws(EngineError) {
             guard bytes.count == headerByteCount else {
-                throw EngineError(.decode, "the archive ends inside its header: it is truncated or not a backup")
+                throw EngineError(.decode, "archive truncated: it ends inside its header")
             }
             guard Array(bytes.prefix(8)) == magic else {
                 throw EngineError(.decode, "this is not a swift-keychain backup (no SKBACKUP header)")
@@ -82,8 +107,17 @@ enum BackupArchive {
             created = Date(timeIntervalSince1970: Double(Int64(bitPattern: try reader.littleEndian())))
             let passes: UInt64 = try reader.littleEndian()
             let memory: UInt64 = try reader.littleEndian()
-            guard memory <= 1 << 32 else { throw EngineError(.decode, "the backup's Argon2id memory cost is damaged") }
+            // Checked before any Argon2id runs: see maximumCost.
+            guard memory <= UInt64(BackupArchive.maximumCost.memoryBytes) else {
+                throw EngineError(
+                    .decode, BackupArchive.damaged("its Argon2id memory cost of \(memory) bytes is past any backup's"))
+            }
             cost = PasscodeCost(passes: passes, memoryBytes: Int(memory))
+            do throws(EngineError) {
+                try BackupArchive.checkCost(cost)
+            } catch {
+                throw EngineError(.decode, BackupArchive.damaged(error.message))
+            }
             salt = Array(try reader.bytes(16))
             streamHeader = Array(try reader.bytes(SecretStream.headerByteCount))
             check = Array(try reader.bytes(BackupArchive.checkByteCount))
@@ -136,6 +170,7 @@ final class BackupWriter {
 
     /// Starts an archive of `itemCount` items under `passphrase`, writing its header.
     init(to output: @escaping Sink, itemCount: Int, passphrase: Passcode, cost: PasscodeCost) throws(EngineError) {
+        try BackupArchive.checkCost(cost)
         let salt = try RandomBytes.make(count: 16)
         let key = try BackupArchive.key(passphrase: passphrase, salt: salt, cost: cost)
         sealer = try SecretStream.Sealer(key: key)
@@ -151,7 +186,17 @@ final class BackupWriter {
     /// Seals and writes one item.
     func append(_ entry: BackupArchive.Entry) throws(EngineError) {
         guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
-        try seal(BackupArchive.encode(entry), isFinal: false)
+        // The plaintext holds the item's secret: wiped once sealed.
+        var message = BackupArchive.encode(entry)
+        defer { message.wipe() }
+        // A reader refuses a message past its maximum, so one is refused here, at backup time, not at restore time.
+        guard message.count + SecretStream.overhead <= BackupArchive.maximumMessageByteCount else {
+            throw EngineError(
+                .dataTooLarge,
+                "item \(written + 1) (\(entry.itemClass.rawValue)) takes \(message.count) bytes, past the "
+                    + "\(BackupArchive.maximumMessageByteCount) a backup holds per item")
+        }
+        try seal(message, isFinal: false)
         written += 1
     }
 
@@ -200,7 +245,7 @@ final class BackupReader {
         header = try BackupArchive.Header(headerBytes)
         let key = try BackupArchive.key(passphrase: passphrase, salt: header.salt, cost: header.cost)
         guard try header.check(under: key) == header.check else {
-            throw EngineError(.authFailed, "the backup does not open: a wrong passphrase, or its header was changed")
+            throw EngineError(.authFailed, BackupArchive.damaged("the backup does not open with this passphrase"))
         }
         opener = try SecretStream.Opener(key: key, header: header.streamHeader)
     }
@@ -214,7 +259,7 @@ final class BackupReader {
         let length =
             Int(lengthBytes[0]) | Int(lengthBytes[1]) << 8 | Int(lengthBytes[2]) << 16 | Int(lengthBytes[3]) << 24
         guard length >= SecretStream.overhead, length <= BackupArchive.maximumMessageByteCount else {
-            throw EngineError(.decode, "the archive is damaged at item \(read + 1): its length \(length) is not one")
+            throw EngineError(.decode, "archive damaged at item \(read + 1): its length \(length) is not one")
         }
         let sealed = try Self.read(length, from: input, what: "item \(read + 1)")
         var plain = [UInt8](repeating: 0, count: length - SecretStream.overhead)
@@ -232,19 +277,41 @@ final class BackupReader {
             opened = try outcome.get()
         } catch {
             throw EngineError(
-                .decode, "the archive is damaged or reordered at item \(read + 1): it fails authentication")
+                .decode, "archive damaged or reordered at item \(read + 1): it fails authentication")
         }
         defer { plain.wipe() }
         if opened.isFinal {
             guard Array(plain.prefix(3)) == BackupArchive.endMarker, read == header.itemCount else {
                 throw EngineError(
-                    .decode, "the archive ends after \(read) items, but its header announces \(header.itemCount)")
+                    .decode,
+                    "archive truncated: it ends after \(read) items, but its header announces \(header.itemCount)")
+            }
+            // The final message ends the archive: anything after it (another archive appended, stray bytes) is not
+            // authenticated by it, so it is refused rather than ignored.
+            let trailing = try Self.trailingByteCount(of: input)
+            guard trailing == 0 else {
+                throw EngineError(.decode, "archive damaged: \(trailing) bytes follow after its final message")
             }
             isComplete = true
             return nil
         }
         read += 1
         return try BackupArchive.decode(Array(plain.prefix(opened.count)))
+    }
+
+    /// How many bytes are left in `input` (read to its end, counted, dropped).
+    private static func trailingByteCount(of input: FileHandle) throws(EngineError) -> Int {
+        var count = 0
+        while true {
+            let chunk: Data
+            do {
+                chunk = try input.read(upToCount: 1 << 16) ?? Data()
+            } catch {
+                throw EngineError(.ioError, "the backup could not be read: \(error.localizedDescription)")
+            }
+            guard !chunk.isEmpty else { return count }
+            count += chunk.count
+        }
     }
 
     private static func read(_ count: Int, from input: FileHandle, what: String) throws(EngineError) -> [UInt8] {
@@ -255,7 +322,7 @@ final class BackupReader {
             throw EngineError(.ioError, "the backup could not be read: \(error.localizedDescription)")
         }
         guard data.count == count else {
-            throw EngineError(.decode, "the archive is truncated: it ends inside \(what)")
+            throw EngineError(.decode, "archive truncated: it ends inside \(what)")
         }
         return Array(data)
     }
