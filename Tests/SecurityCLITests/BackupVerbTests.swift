@@ -240,7 +240,8 @@ struct BackupVerbTests {
         let home = try filledHome()
         let directory = try TemporaryDirectory()
         let file = directory.file("typed.skb")
-        let session = try TerminalSession(["backup-keychain", "-o", file.path], process: home.tool)
+        let session = try TerminalSession(
+            ["backup-keychain", "-o", file.path], process: home.tool, errorsOnTerminal: true)
         try session.waitFor("Backup passphrase: ")
         session.type("first typing")
         try session.waitFor("Retype the backup passphrase: ")
@@ -249,9 +250,15 @@ struct BackupVerbTests {
         session.type(Self.passphrase)
         try session.waitFor("Retype the backup passphrase: ")
         session.type(Self.passphrase)
+        try session.waitFor("items backed up")
         let result = try session.finish()
         #expect(result.status == 0, "\(result.errors) \(session.screen)")
         #expect(!session.screen.contains("horse") && !session.screen.contains("typing"), "echoed: \(session.screen)")
+        // Progress on a terminal only: shown here, never in a pipe (the other tests read standard error whole).
+        #expect(session.screen.contains("backed up 5 of 5 items"), "\(session.screen)")
+        let piped = try home.tool.run(
+            ["backup-keychain", "-o", directory.file("piped.skb").path, "--passphrase-fd", "0"], input: Self.passphrase)
+        #expect(!piped.errors.contains("backed up 5 of 5"), "\(piped.errors)")
         let verified = try home.tool.run(["verify-backup", "--passphrase-fd", "0", file.path], input: Self.passphrase)
         #expect(verified.status == 0, "\(verified.errors)")
     }

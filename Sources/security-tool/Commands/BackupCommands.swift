@@ -31,9 +31,13 @@ extension Command {
         let summary: BackupSummary
         do throws(KeychainError) {
             if target == "-" {
-                summary = try keychain.backup(to: FileHandle.standardOutput, passphrase: passphrase)
+                summary = try keychain.backup(
+                    to: FileHandle.standardOutput, passphrase: passphrase, progress: BackupOptions.progress("backed up")
+                )
             } else {
-                summary = try keychain.backup(to: URL(fileURLWithPath: target), passphrase: passphrase)
+                summary = try keychain.backup(
+                    to: URL(fileURLWithPath: target), passphrase: passphrase,
+                    progress: BackupOptions.progress("backed up"))
             }
         } catch {
             throw .keychain(error, "backup-keychain")
@@ -77,7 +81,8 @@ extension Command {
         let keychain = try session.keychains.keychain(at: location, context: "restore-keychain")
         let summary: RestoreSummary
         do throws(KeychainError) {
-            summary = try keychain.restore(from: input, passphrase: passphrase, onConflict: policy)
+            summary = try keychain.restore(
+                from: input, passphrase: passphrase, onConflict: policy, progress: BackupOptions.progress("checked"))
         } catch {
             throw .keychain(error, "restore-keychain \(file)")
         }
@@ -116,6 +121,16 @@ extension Command {
 enum BackupOptions {
     /// `--passphrase-fd n`.
     static let passphraseDescriptor = OptionSpecification.LongOption(name: "passphrase-fd", takesValue: true)
+
+    /// A progress line on the terminal (`\r`-rewritten on standard error, every 100 items and at the end), only when
+    /// standard error is a terminal: never in a pipe or a log.
+    static func progress(_ verb: String) -> ((Int, Int) -> Void)? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        return { done, total in
+            guard done % 100 == 0 || done == total else { return }
+            FileHandle.standardError.write(Data("\r\(verb) \(done) of \(total) items\(done == total ? "\n" : "")".utf8))
+        }
+    }
 
     /// The archive to read, or errSecIO naming it.
     static func open(_ path: String) throws(ToolFailure) -> FileHandle {

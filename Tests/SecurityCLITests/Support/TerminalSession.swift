@@ -21,8 +21,9 @@ final class TerminalSession {
     /// already have turned echo off for its prompt).
     let echoedBeforeStart: Bool
 
-    /// Starts `security arguments…` on a new terminal.
-    init(_ arguments: [String], process: SecurityProcess) throws {
+    /// Starts `security arguments…` on a new terminal (standard input; standard error too when `errorsOnTerminal`,
+    /// as in an interactive shell, else a pipe).
+    init(_ arguments: [String], process: SecurityProcess, errorsOnTerminal: Bool = false) throws {
         var master: Int32 = -1
         var slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0, let name = ttyname(slave) else {
@@ -38,7 +39,7 @@ final class TerminalSession {
         echoedBeforeStart = settings.c_lflag & tcflag_t(ECHO) != 0
         child = try Spawn.start(
             SecurityProcess.executable, arguments, environment: process.processEnvironment,
-            descriptors: [slave, stdout.writing, stderr.writing], controllingTerminal: path)
+            descriptors: [slave, stdout.writing, errorsOnTerminal ? slave : stderr.writing], controllingTerminal: path)
         stdout.closeWriting()
         stderr.closeWriting()
         output = PipeReader(stdout)
