@@ -70,10 +70,12 @@ UNITDIR ?= /etc/systemd/system
 USERUNITDIR ?= /etc/systemd/user
 install: static-security
 	$(SWIFT) build $(RELEASE) --product keychaind
+	$(SWIFT) build $(RELEASE) --product keychain-secret-service
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/swift-keychain $(DESTDIR)$(UNITDIR)
 	install -m 0755 $(STATIC_BIN)/security $(DESTDIR)$(PREFIX)/bin/security
 	install -m 0755 $(RELEASE_BIN)/security $(DESTDIR)$(PREFIX)/libexec/swift-keychain/security-libpq
 	install -m 0755 $(RELEASE_BIN)/keychaind $(DESTDIR)$(PREFIX)/bin/keychaind
+	install -m 0755 $(RELEASE_BIN)/keychain-secret-service $(DESTDIR)$(PREFIX)/bin/keychain-secret-service
 	install -m 0644 systemd/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.socket
 	sed 's#/usr/local/bin/keychaind#$(PREFIX)/bin/keychaind#' systemd/keychaind.service \
 		> $(DESTDIR)$(UNITDIR)/keychaind.service
@@ -84,6 +86,7 @@ install: static-security
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0644 man/security.1 $(DESTDIR)$(PREFIX)/share/man/man1/security.1
+	install -m 0644 man/keychain-secret-service.1 $(DESTDIR)$(PREFIX)/share/man/man1/keychain-secret-service.1
 	install -m 0644 man/keychaind.8 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 completion/security.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/security
@@ -110,6 +113,7 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/keychaind.socket $(DESTDIR)$(UNITDIR)/keychaind.service
 	rm -f $(DESTDIR)$(USERUNITDIR)/keychain-sync.service
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/security.1 $(DESTDIR)$(PREFIX)/share/man/man8/keychaind.8
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/keychain-secret-service.1 $(DESTDIR)$(PREFIX)/bin/keychain-secret-service
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/security
 	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_security
 	rm -f $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/security.fish

@@ -37,11 +37,24 @@ struct ManPageTests {
         }
     }
 
+    @Test("Every option keychain-secret-service --help prints is in keychain-secret-service(1)")
+    func secretServicePage() throws {
+        let page = try String(
+            contentsOf: Self.pages.appendingPathComponent("keychain-secret-service.1"), encoding: .utf8)
+        let help = try output(of: BuiltExecutable.named("keychain-secret-service").path, ["--help"])
+        let options = help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "[" || $0 == "]" })
+            .filter { $0.hasPrefix("--") }
+        #expect(!options.isEmpty)
+        for option in options {
+            #expect(page.contains(option.replacingOccurrences(of: "-", with: "\\-")), "the page lacks \(option)")
+        }
+    }
+
     @Test(
-        "groff renders both pages with every warning on and none given",
+        "groff renders every page with every warning on and none given",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "groff is not installed"))
     func rendersCleanly() throws {
-        for page in ["security.1", "keychaind.8"] {
+        for page in ["security.1", "keychaind.8", "keychain-secret-service.1"] {
             let rendered = try output(
                 of: "/usr/bin/groff", ["-man", "-Tutf8", "-ww", "-z", Self.pages.appendingPathComponent(page).path])
             #expect(rendered.isEmpty, "\(page): \(rendered)")
