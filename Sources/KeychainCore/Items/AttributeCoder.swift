@@ -51,8 +51,8 @@ package enum AttributeCoder {
         guard try reader.byte() == version else { throw .decode("item metadata has an unknown version") }
         var values = ItemAttributes()
         while !reader.isAtEnd {
-            let name = try reader.bytes(4)
-            guard let key = AttributeKey.byName.first(where: { $0.rawValue.utf8.elementsEqual(name) }),
+            let name: UInt32 = try reader.littleEndian()
+            guard let key = AttributeKey.byCode[name],
                 values[key] == nil,
                 let tag = Tag(rawValue: try reader.byte())
             else { throw .decode("item metadata holds an unknown or repeated attribute") }

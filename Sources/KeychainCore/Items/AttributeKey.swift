@@ -152,6 +152,15 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     /// Every attribute, ordered by four-character name (the order of ``slot``).
     static let byName: [AttributeKey] = allCases.sorted()
 
+    /// Every attribute by its four-character name read as a little-endian `UInt32` (``code``): what decoding a
+    /// stored item looks each name up in, once per attribute of every item a search opens.
+    static let byCode: [UInt32: AttributeKey] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.code, $0) })
+
+    /// The four-character name as a little-endian `UInt32`.
+    var code: UInt32 {
+        rawValue.utf8.reversed().reduce(0) { ($0 << 8) | UInt32($1) }
+    }
+
     /// The attributes every class has.
     static let common: [AttributeKey] = [
         .accessGroup, .accessible, .synchronizable, .creationDate, .modificationDate, .itemDescription, .comment,
