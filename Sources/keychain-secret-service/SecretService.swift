@@ -16,7 +16,8 @@ final class SecretService {
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
 
     let store: SecretItemStore
-    private var sessions: Set<String> = []
+    /// The open sessions by path: a plain one has no key.
+    private var sessions: [String: EncryptedSession?] = [:]
     private var nextSession = 1
     private let created = UInt64(Date().timeIntervalSince1970)
 
@@ -32,8 +33,10 @@ final class SecretService {
         case Self.root: try service(call, reply: reply)
         case Self.collection, Self.defaultAlias: try collection(call, reply: reply)
         default:
-            if sessions.contains(path), call.member == "Close" {
-                sessions.remove(path)
+            if let session = sessions[path], call.member == "Close" {
+                var closing = session
+                closing?.close()
+                sessions[path] = nil
                 return
             }
             if let reference = Self.reference(of: path) { return try item(reference, call, reply: reply) }
@@ -47,13 +50,27 @@ final class SecretService {
         switch call.member {
         case "OpenSession":
             let algorithm = try call.readString()
-            guard algorithm == "plain" else {
-                throw .notSupported("the session algorithm \(algorithm) is not supported here; use plain")
-            }
             let path = "\(Self.root)/session/\(nextSession)"
+            switch algorithm {
+            case "plain":
+                sessions[path] = .some(nil)
+                try reply.container("v", "s") { () throws(BusFailure) in try reply.append("") }
+            case "dh-ietf1024-sha256-aes128-cbc-pkcs7":
+                var clientPublic = Data()
+                let entered = try call.enter("v", "ay") { () throws(BusFailure) in clientPublic = try call.readBytes() }
+                guard entered else {
+                    throw BusFailure(
+                        name: "org.freedesktop.DBus.Error.InvalidArgs",
+                        message: "the session input must be a byte array")
+                }
+                let (session, servicePublic) = try EncryptedSession.open(clientPublic: clientPublic)
+                sessions[path] = .some(session)
+                try reply.container("v", "ay") { () throws(BusFailure) in try reply.append(bytes: servicePublic) }
+            default:
+                throw .notSupported(
+                    "the session algorithm \(algorithm) is not supported (plain, dh-ietf1024-sha256-aes128-cbc-pkcs7)")
+            }
             nextSession += 1
-            sessions.insert(path)
-            try reply.container("v", "s") { () throws(BusFailure) in try reply.append("") }
             try reply.append(path, as: "o")
         case "SearchItems":
             let query = try call.readStringDictionary()
@@ -121,9 +138,11 @@ final class SecretService {
             var secret = Data()
             var contentType = "text/plain"
             _ = try call.enter("r", "oayays") { () throws(BusFailure) in
-                try checkSession(try call.readString("o"))
-                _ = try call.readBytes()
-                secret = try call.readBytes()
+                let session = try self.session(try call.readString("o"))
+                let parameters = try call.readBytes()
+                let value = try call.readBytes()
+                secret =
+                    try session.map { (key) throws(BusFailure) in try key.open(value, parameters: parameters) } ?? value
                 contentType = try call.readString()
             }
             let replace = try call.readBool()
@@ -150,9 +169,11 @@ final class SecretService {
         case "SetSecret":
             var secret = Data()
             _ = try call.enter("r", "oayays") { () throws(BusFailure) in
-                try checkSession(try call.readString("o"))
-                _ = try call.readBytes()
-                secret = try call.readBytes()
+                let session = try self.session(try call.readString("o"))
+                let parameters = try call.readBytes()
+                let value = try call.readBytes()
+                secret =
+                    try session.map { (key) throws(BusFailure) in try key.open(value, parameters: parameters) } ?? value
                 _ = try call.readString()
             }
             try engine { () throws(EngineError) in try store.setSecret(secret, of: reference) }
@@ -245,21 +266,30 @@ final class SecretService {
 
     // MARK: Helpers
 
-    /// A secret as the API carries it, `(session, parameters, value, content type)`; in a plain session the value as
-    /// it is.
+    /// A secret as the API carries it, `(session, parameters, value, content type)`: in a plain session the value as
+    /// it is, in an encrypted one sealed under the session's key with a fresh IV as its parameters.
     private func append(secret: Data, contentType: String, session: String, to reply: BusMessage) throws(BusFailure) {
+        let key = try self.session(session)
+        let sealed =
+            try key.map { (key) throws(BusFailure) in try key.seal(secret) } ?? (parameters: Data(), value: secret)
         try reply.container("r", "oayays") { () throws(BusFailure) in
             try reply.append(session, as: "o")
-            try reply.append(bytes: Data())
-            try reply.append(bytes: secret)
+            try reply.append(bytes: sealed.parameters)
+            try reply.append(bytes: sealed.value)
             try reply.append(contentType)
         }
     }
 
-    private func checkSession(_ path: String) throws(BusFailure) {
-        guard sessions.contains(path) else {
+    /// The key of an open session (`nil` for a plain one); an unknown session is Secret.Error.NoSession.
+    private func session(_ path: String) throws(BusFailure) -> EncryptedSession? {
+        guard let session = sessions[path] else {
             throw BusFailure(name: "org.freedesktop.Secret.Error.NoSession", message: "no such session: \(path)")
         }
+        return session
+    }
+
+    private func checkSession(_ path: String) throws(BusFailure) {
+        _ = try session(path)
     }
 
     /// An item's path: its persistent reference in hexadecimal under the collection.

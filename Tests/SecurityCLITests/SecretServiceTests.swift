@@ -192,3 +192,105 @@ struct SecretServiceTests {
         #expect(replacing.terminationReason == .exit && replacing.terminationStatus == 0)
     }
 }
+
+/// The encrypted session: what crosses the bus, captured by `dbus-monitor --pcap` as an eavesdropper on the bus
+/// would see it.
+@Suite(
+    "Secret Service: the dh-ietf1024-sha256-aes128-cbc-pkcs7 session keeps secrets off the bus",
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-monitor"),
+        "dbus-daemon, dbus-monitor or secret-tool is not installed"))
+struct SecretServiceSessionTests {
+    /// The bus's traffic while `body` runs.
+    private func captured(on bus: SecretServiceBus, _ body: () throws -> Void) throws -> Data {
+        let file = bus.directory.file("bus.pcap")
+        let monitor = Process()
+        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
+        monitor.arguments = ["--address", bus.address, "--pcap"]
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let output = try FileHandle(forWritingTo: file)
+        monitor.standardOutput = output
+        monitor.standardError = FileHandle.nullDevice
+        try monitor.run()
+        defer {
+            if monitor.isRunning {
+                kill(monitor.processIdentifier, SIGKILL)
+                monitor.waitUntilExit()
+            }
+        }
+        usleep(300_000)
+        try body()
+        usleep(300_000)
+        // SIGKILL: the test runner's blocked signals are inherited, and dbus-monitor writes each packet as it comes.
+        kill(monitor.processIdentifier, SIGKILL)
+        monitor.waitUntilExit()
+        try output.close()
+        return try Data(contentsOf: file)
+    }
+
+    @Test(
+        "secret-tool negotiates the encrypted session: its secrets never cross the bus in clear (a plain session's do)")
+    func secretsOffTheBus() throws {
+        let bus = try SecretServiceBus()
+        let secret = "eavesdropped-secret-value"
+        let traffic = try captured(on: bus) {
+            let stored = try bus.secretTool(["store", "--label=x", "service", "s", "username", "u"], input: secret)
+            #expect(stored.status == 0, "\(stored.errors)")
+            let looked = try bus.secretTool(["lookup", "service", "s", "username", "u"])
+            #expect(looked.output == secret, "\(looked.errors)")
+        }
+        #expect(traffic.range(of: Data("dh-ietf1024-sha256-aes128-cbc-pkcs7".utf8)) != nil, "no encrypted session")
+        #expect(traffic.range(of: Data(secret.utf8)) == nil, "the secret crossed the bus in clear")
+        // The control: the same item read through a plain session is on the wire, so the capture would have shown it.
+        let plain = try captured(on: bus) {
+            let opened = try bus.run(
+                "/usr/bin/busctl",
+                [
+                    "--address=\(bus.address)", "call", "org.freedesktop.secrets", "/org/freedesktop/secrets",
+                    "org.freedesktop.Secret.Service", "OpenSession", "sv", "plain", "s", "",
+                ])
+            let session = opened.output.split(separator: "\"").first { $0.contains("/session/") }.map(String.init) ?? ""
+            let found = try bus.run(
+                "/usr/bin/busctl",
+                [
+                    "--address=\(bus.address)", "call", "org.freedesktop.secrets", "/org/freedesktop/secrets",
+                    "org.freedesktop.Secret.Service", "SearchItems", "a{ss}", "2", "service", "s", "username", "u",
+                ])
+            let item = found.output.split(separator: "\"").dropFirst().first.map(String.init) ?? ""
+            let read = try bus.run(
+                "/usr/bin/busctl",
+                [
+                    "--address=\(bus.address)", "call", "org.freedesktop.secrets", item,
+                    "org.freedesktop.Secret.Item", "GetSecret", "o", session,
+                ])
+            #expect(read.status == 0, "\(read.errors)")
+        }
+        #expect(plain.range(of: Data(secret.utf8)) != nil, "the control read nothing in clear")
+    }
+
+    @Test("A client public value outside the group (0, 1, p - 1, too long, not bytes) is InvalidArgs")
+    func malformedPublicValues() throws {
+        let bus = try SecretServiceBus()
+        let prime = Array(repeating: "255", count: 128)
+        var minusOne = prime
+        minusOne[127] = "254"
+        for value in [["1", "0"], ["1", "1"], ["128"] + minusOne, ["129"] + Array(repeating: "1", count: 129)] {
+            let answer = try bus.run(
+                "/usr/bin/busctl",
+                [
+                    "--address=\(bus.address)", "call", "org.freedesktop.secrets", "/org/freedesktop/secrets",
+                    "org.freedesktop.Secret.Service", "OpenSession", "sv", "dh-ietf1024-sha256-aes128-cbc-pkcs7", "ay",
+                ] + value)
+            #expect(answer.status != 0, "\(value.prefix(3)) was accepted")
+        }
+        let notBytes = try bus.run(
+            "/usr/bin/busctl",
+            [
+                "--address=\(bus.address)", "call", "org.freedesktop.secrets", "/org/freedesktop/secrets",
+                "org.freedesktop.Secret.Service", "OpenSession", "sv", "dh-ietf1024-sha256-aes128-cbc-pkcs7", "s", "x",
+            ])
+        #expect(notBytes.status != 0)
+    }
+}
