@@ -294,3 +294,79 @@ struct SecretServiceSessionTests {
         #expect(notBytes.status != 0)
     }
 }
+
+/// D-Bus activation: the bus starts keychain-secret-service when a client first calls the name, from the repository's
+/// activation file (`dbus/org.freedesktop.secrets.service`, its Exec pointed at the built service).
+@Suite(
+    "Secret Service: started on demand by the bus",
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool"),
+        "dbus-daemon or secret-tool is not installed"))
+struct SecretServiceActivationTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test("A first call activates the service from the activation file; the unit names the same bus name")
+    func activation() throws {
+        let directory = try TemporaryDirectory()
+        let services = directory.file("services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        let activation = try String(
+            contentsOf: Self.repository.appendingPathComponent("dbus/org.freedesktop.secrets.service"), encoding: .utf8)
+        #expect(activation.contains("Name=org.freedesktop.secrets"))
+        try activation.replacingOccurrences(
+            of: "/usr/local/bin/keychain-secret-service", with: SecretServiceBus.serviceExecutable.path
+        ).write(
+            to: services.appendingPathComponent("org.freedesktop.secrets.service"), atomically: true, encoding: .utf8)
+        let unit = try String(
+            contentsOf: Self.repository.appendingPathComponent("systemd/keychain-secret-service.service"),
+            encoding: .utf8)
+        #expect(unit.contains("BusName=org.freedesktop.secrets") && unit.contains("Type=dbus"))
+        let socket = directory.file("bus").path
+        let configuration = directory.file("bus.conf")
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(socket)</listen>
+          <servicedir>\(services.path)</servicedir>
+          <policy context="default">
+            <allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(to: configuration, atomically: true, encoding: .utf8)
+        let bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--config-file=\(configuration.path)", "--nofork", "--nopidfile"]
+        // What the activated service inherits: the keychain it serves.
+        bus.environment = ProcessInfo.processInfo.environment.merging([
+            "KEYCHAIN_HOME": directory.keychain.path, "SWIFT_BACKTRACE": "enable=no",
+        ]) { $1 }
+        bus.standardError = FileHandle.nullDevice
+        try bus.run()
+        defer {
+            // The activated service is the bus's child's: end it by its name's owner, then the bus.
+            if let pid = try? ownerPID(address: "unix:path=\(socket)") { kill(pid, SIGKILL) }
+            kill(bus.processIdentifier, SIGKILL)
+            bus.waitUntilExit()
+        }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)"]
+        let stored = try StressProcess.runExecutable(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "printf activated | /usr/bin/secret-tool store --label=a k v"],
+            setting: environment)
+        #expect(stored.status == 0, "\(stored.errors)")
+        let looked = try StressProcess.runExecutable(
+            URL(fileURLWithPath: "/usr/bin/secret-tool"), ["lookup", "k", "v"], setting: environment)
+        #expect(looked.output == "activated", "\(looked.errors)")
+    }
+
+    private func ownerPID(address: String) throws -> Int32? {
+        let (_, output, _) = try StressProcess.runExecutable(
+            URL(fileURLWithPath: "/usr/bin/busctl"), ["--address=\(address)", "status", "org.freedesktop.secrets"])
+        let line = output.split(separator: "\n").first { $0.hasPrefix("PID=") }
+        return line.flatMap { Int32($0.dropFirst(4)) }
+    }
+}
