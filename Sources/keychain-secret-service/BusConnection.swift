@@ -22,6 +22,19 @@ final class BusConnection {
 
     /// Serves `service`'s objects under `/org/freedesktop/secrets`.
     func serve(_ service: SecretService) throws(BusFailure) {
+        let bus = self.bus
+        service.emit = { member, item in
+            // The collection's signal, as the write happens: its path, interface and member, the item's path.
+            var signal: OpaquePointer?
+            guard
+                sd_bus_message_new_signal(
+                    bus, &signal, SecretService.collection, SecretService.collectionInterface, member) >= 0,
+                let signal
+            else { return }
+            defer { sd_bus_message_unref(signal) }
+            guard (try? BusMessage(handle: signal).append(item, as: "o")) != nil else { return }
+            _ = sd_bus_send(bus, signal, nil)
+        }
         let retained = Unmanaged.passRetained(service)
         handler = retained
         let callback: sd_bus_message_handler_t = { message, userdata, _ in

@@ -21,6 +21,10 @@ final class SecretService {
     private var nextSession = 1
     private let created = UInt64(Date().timeIntervalSince1970)
 
+    /// Emits a signal of the collection (`ItemCreated`, `ItemDeleted`, `ItemChanged`) with the item's path; set by the
+    /// connection that serves this.
+    var emit: ((_ member: String, _ item: String) -> Void)?
+
     init(store: SecretItemStore) {
         self.store = store
     }
@@ -146,12 +150,15 @@ final class SecretService {
                 contentType = try call.readString()
             }
             let replace = try call.readBool()
+            let existed = replace && !((try? store.search(attributes).isEmpty) ?? true)
             let stored = try engine { () throws(EngineError) in
                 try store.create(
                     label: label, attributes: attributes, secret: secret, contentType: contentType, replace: replace)
             }
-            try reply.append(Self.path(of: stored.reference), as: "o")
+            let path = Self.path(of: stored.reference)
+            try reply.append(path, as: "o")
             try reply.append("/", as: "o")
+            emit?(existed ? "ItemChanged" : "ItemCreated", path)
         case "Delete": throw .notSupported("the login collection cannot be deleted")
         default: throw .unknownMethod(call)
         }
@@ -177,8 +184,10 @@ final class SecretService {
                 _ = try call.readString()
             }
             try engine { () throws(EngineError) in try store.setSecret(secret, of: reference) }
+            emit?("ItemChanged", call.path)
         case "Delete":
             try engine { () throws(EngineError) in try store.delete(reference) }
+            emit?("ItemDeleted", call.path)
             try reply.append("/", as: "o")
         default: throw .unknownMethod(call)
         }
@@ -216,6 +225,7 @@ final class SecretService {
             var label = ""
             _ = try call.enter("v", "s") { () throws(BusFailure) in label = try call.readString() }
             try engine { () throws(EngineError) in try store.setLabel(label, of: reference) }
+            emit?("ItemChanged", path)
         default: throw .unknownMethod(call)
         }
     }

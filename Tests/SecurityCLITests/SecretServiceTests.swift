@@ -270,6 +270,19 @@ struct SecretServiceSessionTests {
         #expect(plain.range(of: Data(secret.utf8)) != nil, "the control read nothing in clear")
     }
 
+    @Test("The collection signals its items' creation, change and deletion on the bus")
+    func signals() throws {
+        let bus = try SecretServiceBus()
+        let traffic = try captured(on: bus) {
+            _ = try bus.secretTool(["store", "--label=a", "k", "v"], input: "one")
+            _ = try bus.secretTool(["store", "--label=a", "k", "v"], input: "two")
+            _ = try bus.secretTool(["clear", "k", "v"])
+        }
+        for member in ["ItemCreated", "ItemChanged", "ItemDeleted"] {
+            #expect(traffic.range(of: Data(member.utf8)) != nil, "no \(member) signal")
+        }
+    }
+
     @Test("A client public value outside the group (0, 1, p - 1, too long, not bytes) is InvalidArgs")
     func malformedPublicValues() throws {
         let bus = try SecretServiceBus()
