@@ -139,18 +139,8 @@ final class SecretService {
                     }
                 }
             }
-            var secret = Data()
-            var contentType = "text/plain"
-            _ = try call.enter("r", "oayays") { () throws(BusFailure) in
-                let session = try self.session(try call.readString("o"))
-                let parameters = try call.readBytes()
-                let value = try call.readBytes()
-                secret =
-                    try session.map { (key) throws(BusFailure) in try key.open(value, parameters: parameters) } ?? value
-                contentType = try call.readString()
-            }
+            let (secret, contentType) = try readSecret(call)
             let replace = try call.readBool()
-            let existed = replace && !((try? store.search(attributes).isEmpty) ?? true)
             let stored = try engine { () throws(EngineError) in
                 try store.create(
                     label: label, attributes: attributes, secret: secret, contentType: contentType, replace: replace)
@@ -158,7 +148,8 @@ final class SecretService {
             let path = Self.path(of: stored.reference)
             try reply.append(path, as: "o")
             try reply.append("/", as: "o")
-            emit?(existed ? "ItemChanged" : "ItemCreated", path)
+            // The keychain dates a new item's creation and modification alike; a replaced one keeps its creation.
+            emit?(stored.created == stored.modified ? "ItemCreated" : "ItemChanged", path)
         case "Delete": throw .notSupported("the login collection cannot be deleted")
         default: throw .unknownMethod(call)
         }
@@ -174,15 +165,7 @@ final class SecretService {
             let secret = try engine { () throws(EngineError) in try store.secret(of: reference) }
             try append(secret: secret.value, contentType: secret.contentType, session: session, to: reply)
         case "SetSecret":
-            var secret = Data()
-            _ = try call.enter("r", "oayays") { () throws(BusFailure) in
-                let session = try self.session(try call.readString("o"))
-                let parameters = try call.readBytes()
-                let value = try call.readBytes()
-                secret =
-                    try session.map { (key) throws(BusFailure) in try key.open(value, parameters: parameters) } ?? value
-                _ = try call.readString()
-            }
+            let (secret, _) = try readSecret(call)
             try engine { () throws(EngineError) in try store.setSecret(secret, of: reference) }
             emit?("ItemChanged", call.path)
         case "Delete":
@@ -288,6 +271,21 @@ final class SecretService {
             try reply.append(bytes: sealed.value)
             try reply.append(contentType)
         }
+    }
+
+    /// A secret as a client sends it, `(session, parameters, value, content type)`: the value opened with the
+    /// session's key when the session is encrypted, and its content type.
+    private func readSecret(_ call: BusMessage) throws(BusFailure) -> (value: Data, contentType: String) {
+        var secret = (value: Data(), contentType: "text/plain")
+        _ = try call.enter("r", "oayays") { () throws(BusFailure) in
+            let session = try self.session(try call.readString("o"))
+            let parameters = try call.readBytes()
+            let value = try call.readBytes()
+            secret.value =
+                try session.map { (key) throws(BusFailure) in try key.open(value, parameters: parameters) } ?? value
+            secret.contentType = try call.readString()
+        }
+        return secret
     }
 
     /// The key of an open session (`nil` for a plain one); an unknown session is Secret.Error.NoSession.
