@@ -9,10 +9,13 @@ package struct KeyUsePerformer: KeyOperating {
     /// The key layer.
     package init() {}
 
-    /// Installs the key layer for this process's keychains.
+    /// Installs the key layer for this process's keychains. Called before every SecItem call, so after the first it
+    /// costs a load: the installation runs once (a lazy static), taking no lock again.
     package static func install() {
-        KeyOperations.install(KeyUsePerformer())
+        _ = installation
     }
+
+    private static let installation: Void = KeyOperations.install(KeyUsePerformer())
 
     /// Runs `use` with the stored key.
     package func perform(_ use: KeyUse, key data: Data, attributes: ItemAttributes) throws(EngineError) -> Data {

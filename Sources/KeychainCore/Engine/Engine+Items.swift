@@ -88,7 +88,9 @@ extension Engine {
             var needs: SearchNeeds = []
             if query.returning.contains(.data) {
                 needs.insert(.data)
-                if query.itemClass == nil || query.itemClass == .key { needs.insert(.attributes) }
+                // Only a key's attributes say whether its data may leave: a query that cannot reach a key opens none.
+                let itemClass = query.itemClass ?? query.persistentReference?.itemClass
+                if itemClass == nil || itemClass == .key { needs.insert(.attributes) }
             }
             if query.returning.contains(.attributes) { needs.insert(.attributes) }
             return try state.search.run(
