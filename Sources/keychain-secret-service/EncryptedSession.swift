@@ -1,5 +1,7 @@
 import CLibCrypto
 import Foundation
+import KeychainCore
+import KeychainKeys
 
 /// The Secret Service's `dh-ietf1024-sha256-aes128-cbc-pkcs7` session: Diffie-Hellman in the 1024-bit MODP group of
 /// RFC 2409 (the second Oakley group, generator 2) with the client's public value; the shared secret, big-endian and
@@ -103,35 +105,13 @@ struct EncryptedSession {
     }
 
     private static func cipher(_ input: Data, key: [UInt8], iv: [UInt8], encrypting: Bool) throws(BusFailure) -> Data {
-        guard let context = EVP_CIPHER_CTX_new() else { throw failure("start AES") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        let started =
-            encrypting
-            ? EVP_EncryptInit_ex(context, EVP_aes_128_cbc(), nil, key, iv)
-            : EVP_DecryptInit_ex(context, EVP_aes_128_cbc(), nil, key, iv)
-        guard started == 1 else { throw failure("set up AES-128-CBC") }
-        var output = [UInt8](repeating: 0, count: input.count + 16)
-        var written: Int32 = 0
-        let updated = input.withUnsafeBytes { bytes in
-            encrypting
-                ? EVP_EncryptUpdate(
-                    context, &output, &written, bytes.bindMemory(to: UInt8.self).baseAddress, Int32(bytes.count))
-                : EVP_DecryptUpdate(
-                    context, &output, &written, bytes.bindMemory(to: UInt8.self).baseAddress, Int32(bytes.count))
-        }
-        guard updated == 1 else { throw failure("run AES-128-CBC") }
-        var final: Int32 = 0
-        let finished = output.withUnsafeMutableBufferPointer { buffer in
-            encrypting
-                ? EVP_EncryptFinal_ex(context, buffer.baseAddress.map { $0 + Int(written) }, &final)
-                : EVP_DecryptFinal_ex(context, buffer.baseAddress.map { $0 + Int(written) }, &final)
-        }
-        guard finished == 1 else {
-            ERR_clear_error()
+        do throws(EngineError) {
+            return try AESCipher.cbc(input, key: Data(key), iv: Data(iv), encrypting: encrypting)
+        } catch  where error.code == .param {
             throw invalid("the secret does not decrypt: its padding is wrong (another session's key, or changed)")
+        } catch {
+            throw failure("run AES-128-CBC")
         }
-        defer { OPENSSL_cleanse(&output, output.count) }
-        return Data(output.prefix(Int(written + final)))
     }
 
     private static func invalid(_ message: String) -> BusFailure {
