@@ -51,7 +51,7 @@ struct KeyAPITests {
 
     @Test(
         "A PKCS#12 file imports as an identity whose key signs for its certificate",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "no openssl command"))
+        .enabled(if: OpenSSLCommand.isInstalled, "no openssl command"))
     func pkcs12() throws {
         let keychain = try TestKeychain().keychain
         let directory = try TemporaryDirectory()
@@ -65,9 +65,7 @@ struct KeyAPITests {
             ],
             ["pkcs12", "-export", "-inkey", keyPath, "-in", certificatePath, "-passout", "pass:pw", "-out", file],
         ] {
-            let (status, _, errors) = try StressProcess.runExecutable(
-                URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
-            try #require(status == 0, "\(errors)")
+            try OpenSSLCommand.run(arguments)
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         #expect(keychainError { try keychain.importPKCS12(data, passphrase: "wrong") }?.status == -25293)

@@ -5,17 +5,8 @@ import Testing
 /// The key and certificate verbs, checked against files and answers of the `openssl` command.
 @Suite(
     "Key and certificate verbs: create-keypair, import, export, find-certificate, find-identity, delete-*",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "no openssl command"))
+    .enabled(if: OpenSSLCommand.isInstalled, "no openssl command"))
 struct KeyVerbTests {
-    struct OpenSSLFailed: Error { let message: String }
-
-    @discardableResult
-    private func openssl(_ arguments: [String]) throws -> String {
-        let (status, output, errors) = try StressProcess.runExecutable(
-            URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
-        guard status == 0 else { throw OpenSSLFailed(message: errors) }
-        return output
-    }
 
     /// A PKCS#12 file (passphrase `pw`) with a P-256 identity for `name`, and its certificate and key PEM files.
     private func identityFile(_ name: String, in directory: TemporaryDirectory) throws -> (
@@ -24,11 +15,13 @@ struct KeyVerbTests {
         let key = directory.file("\(name).key").path
         let certificate = directory.file("\(name).pem").path
         let file = directory.file("\(name).p12").path
-        try openssl([
+        try OpenSSLCommand.run([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
             certificate, "-days", "1", "-subj", "/CN=\(name)/emailAddress=\(name.lowercased())@example.com",
         ])
-        try openssl(["pkcs12", "-export", "-inkey", key, "-in", certificate, "-passout", "pass:pw", "-out", file])
+        try OpenSSLCommand.run([
+            "pkcs12", "-export", "-inkey", key, "-in", certificate, "-passout", "pass:pw", "-out", file,
+        ])
         return (file, certificate, key)
     }
 
@@ -44,7 +37,7 @@ struct KeyVerbTests {
         let directory = try TemporaryDirectory()
         let exported = directory.file("public.pem").path
         #expect(try tool.run(["export", "-t", "pubKeys", "-o", exported]).status == 0)
-        let text = try openssl(["pkey", "-pubin", "-in", exported, "-noout", "-text"])
+        let text = try OpenSSLCommand.run(["pkey", "-pubin", "-in", exported, "-noout", "-text"])
         #expect(text.contains("NIST CURVE: P-256") || text.contains("prime256v1"))
         #expect(try tool.run(["export", "-t", "allKeys"]).status != 0, "private keys stay in the keychain")
         let dump = try tool.run(["dump-keychain", "-d"])
@@ -62,7 +55,7 @@ struct KeyVerbTests {
         #expect(refused.status != 0)
         #expect(try tool.run(["find-certificate", "-a"]).status != 0)
         #expect(try tool.run(["import", alice.p12, "-P", "pw", "-x"]).output == "1 identity imported.\n")
-        let fingerprint = try openssl(["x509", "-in", alice.cert, "-noout", "-fingerprint", "-sha1"])
+        let fingerprint = try OpenSSLCommand.run(["x509", "-in", alice.cert, "-noout", "-fingerprint", "-sha1"])
             .split(separator: "=").last.map { $0.replacingOccurrences(of: ":", with: "") }?
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let identities = try tool.run(["find-identity", "-v"])
@@ -77,7 +70,7 @@ struct KeyVerbTests {
                 "SHA-1 hash: \(fingerprint ?? "?")"))
         #expect(try tool.run(["find-certificate", "-e", "bob@example.com"]).status == 44)
         // The imported private key's bytes appear in no output.
-        let keyText = try openssl(["pkey", "-in", alice.key, "-noout", "-text"])
+        let keyText = try OpenSSLCommand.run(["pkey", "-in", alice.key, "-noout", "-text"])
         let scalarLines = keyText.components(separatedBy: "pub:").first ?? ""
         let scalarHex = scalarLines.components(separatedBy: "priv:").last?.filter(\.isHexDigit) ?? ""
         let dump =

@@ -8,25 +8,19 @@ import Testing
 /// `kSecClassIdentity`) as iOS code stores and finds them.
 @Suite(
     "Key, certificate and identity items",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "no openssl command"))
+    .enabled(if: OpenSSLCommand.isInstalled, "no openssl command"))
 struct KeyItemTests {
-    struct OpenSSLFailed: Error { let message: String }
-
-    private func openssl(_ arguments: [String]) throws {
-        let (status, _, errors) = try StressProcess.runExecutable(URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
-        guard status == 0 else { throw OpenSSLFailed(message: errors) }
-    }
 
     /// A PKCS#12 file with a self-signed P-256 identity that openssl made, imported with `SecPKCS12Import`.
     private func importedIdentity(in directory: TemporaryDirectory, name: String = "Client") throws -> SecIdentity {
         let key = directory.file("\(name).key").path
         let certificate = directory.file("\(name).pem").path
         let file = directory.file("\(name).p12").path
-        try openssl([
+        try OpenSSLCommand.run([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
             certificate, "-days", "1", "-subj", "/O=Example/CN=\(name)",
         ])
-        try openssl([
+        try OpenSSLCommand.run([
             "pkcs12", "-export", "-inkey", key, "-in", certificate, "-passout", "pass:pw", "-out", file,
         ])
         var items: CFArray?

@@ -41,24 +41,16 @@ private func secKey(_ der: Data, type: CFString, keyClass: CFString) -> SecKey? 
 
 @Suite(
     "SecKey: wrapper-style key code, against keys the openssl command made",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "no openssl command"))
+    .enabled(if: OpenSSLCommand.isInstalled, "no openssl command"))
 struct KeyWrapperFixtureTests {
-    private func openssl(_ arguments: [String]) throws -> String {
-        let (status, output, errors) = try StressProcess.runExecutable(
-            URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
-        guard status == 0 else { throw FixtureError(message: errors) }
-        return output
-    }
-
-    struct FixtureError: Error { let message: String }
 
     @Test("An RSA key from PEM (PKCS#1 private, X.509 public): this signs and encrypts, openssl verifies and decrypts")
     func rsaFromPEM() throws {
         let directory = try TemporaryDirectory()
         let privatePath = directory.file("private.pem").path
         let publicPath = directory.file("public.pem").path
-        try openssl(["genrsa", "-traditional", "-out", privatePath, "2048"])
-        try openssl(["rsa", "-in", privatePath, "-pubout", "-out", publicPath])
+        try OpenSSLCommand.run(["genrsa", "-traditional", "-out", privatePath, "2048"])
+        try OpenSSLCommand.run(["rsa", "-in", privatePath, "-pubout", "-out", publicPath])
         let privatePEM = try String(contentsOfFile: privatePath, encoding: .utf8)
         let publicPEM = try String(contentsOfFile: publicPath, encoding: .utf8)
         let privateKey = try #require(
@@ -74,7 +66,7 @@ struct KeyWrapperFixtureTests {
             SecKeyCreateSignature(privateKey, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, &error) as Data?)
         try message.write(to: directory.file("message"))
         try signature.write(to: directory.file("signature"))
-        let verified = try openssl(
+        let verified = try OpenSSLCommand.run(
             [
                 "dgst", "-sha256", "-verify", publicPath, "-signature", directory.file("signature").path,
                 directory.file("message").path,
@@ -83,7 +75,7 @@ struct KeyWrapperFixtureTests {
         let ciphertext = try #require(
             SecKeyCreateEncryptedData(publicKey, .rsaEncryptionOAEPSHA1, message as CFData, &error) as Data?)
         try ciphertext.write(to: directory.file("ciphertext"))
-        let opened = try openssl(
+        let opened = try OpenSSLCommand.run(
             [
                 "pkeyutl", "-decrypt", "-inkey", privatePath, "-in", directory.file("ciphertext").path, "-pkeyopt",
                 "rsa_padding_mode:oaep",

@@ -6,23 +6,14 @@ import Testing
 /// Certificates and PKCS#12 files the `openssl` command made, read with Apple's functions.
 @Suite(
     "SecCertificate, SecIdentity and SecPKCS12Import on files the openssl command made",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "no openssl command"))
+    .enabled(if: OpenSSLCommand.isInstalled, "no openssl command"))
 struct SecCertificateTests {
-    struct OpenSSLFailed: Error { let message: String }
-
-    @discardableResult
-    private func openssl(_ arguments: [String]) throws -> String {
-        let (status, output, errors) = try StressProcess.runExecutable(
-            URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
-        guard status == 0 else { throw OpenSSLFailed(message: errors) }
-        return output
-    }
 
     /// A self-signed P-256 certificate with two e-mail addresses, in `directory`: (key PEM, certificate PEM).
     private func makeCertificate(in directory: TemporaryDirectory) throws -> (String, String) {
         let key = directory.file("key.pem").path
         let certificate = directory.file("cert.pem").path
-        try openssl([
+        try OpenSSLCommand.run([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
             certificate, "-days", "1", "-subj", "/O=Example Org/CN=Test Certificate/emailAddress=one@example.com",
             "-addext", "subjectAltName=email:two@example.com",
@@ -35,7 +26,7 @@ struct SecCertificateTests {
         let directory = try TemporaryDirectory()
         let (keyPath, certificatePath) = try makeCertificate(in: directory)
         let derPath = directory.file("cert.der").path
-        try openssl(["x509", "-in", certificatePath, "-outform", "DER", "-out", derPath])
+        try OpenSSLCommand.run(["x509", "-in", certificatePath, "-outform", "DER", "-out", derPath])
         let der = try Data(contentsOf: URL(fileURLWithPath: derPath))
         let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
         #expect(SecCertificateCopyData(certificate) as Data == der)
@@ -48,7 +39,7 @@ struct SecCertificateTests {
         #expect(emails as? [String] == ["one@example.com", "two@example.com"])
         // The serial openssl prints, as hex; Apple's data is the INTEGER's content (a leading 00 when the top bit is
         // set).
-        let printed = try openssl(["x509", "-in", certificatePath, "-noout", "-serial"])
+        let printed = try OpenSSLCommand.run(["x509", "-in", certificatePath, "-noout", "-serial"])
             .replacingOccurrences(of: "serial=", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
         var error: Unmanaged<CFError>?
         let serial = try #require(SecCertificateCopySerialNumberData(certificate, &error) as Data?)
@@ -59,7 +50,7 @@ struct SecCertificateTests {
         let message = directory.file("message")
         try Data("signed by openssl".utf8).write(to: message)
         let signature = directory.file("signature")
-        try openssl(["dgst", "-sha256", "-sign", keyPath, "-out", signature.path, message.path])
+        try OpenSSLCommand.run(["dgst", "-sha256", "-sign", keyPath, "-out", signature.path, message.path])
         #expect(
             SecKeyVerifySignature(
                 key, .ecdsaSignatureMessageX962SHA256, try Data(contentsOf: message) as CFData,
@@ -79,7 +70,7 @@ struct SecCertificateTests {
         let directory = try TemporaryDirectory()
         let (keyPath, certificatePath) = try makeCertificate(in: directory)
         let file = directory.file("identity.p12").path
-        try openssl(
+        try OpenSSLCommand.run(
             [
                 "pkcs12", "-export", "-inkey", keyPath, "-in", certificatePath, "-name", "My Identity", "-passout",
                 "pass:s3cret", "-out", file,
