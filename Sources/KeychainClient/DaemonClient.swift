@@ -17,6 +17,8 @@ package final class DaemonClient: KeychainBackend {
     package let socketPath: String
     /// Another user's keychain to reach (root only), or `nil` for the caller's own.
     package let user: UInt32?
+    /// The process this client asks for (a registered service speaking for its callers: ``forwarding(_:)``).
+    package let forwarded: ForwardedProcess?
     /// The longest a call waits for the daemon: to accept the connection, to take a request, to answer it.
     package let timeout: TimeInterval
     /// ``timeout``'s default: longer than any request takes (an unlock waiting its turn behind a few others of the
@@ -31,13 +33,20 @@ package final class DaemonClient: KeychainBackend {
 
     /// A client of the daemon at `socketPath`; connects on first use.
     package init(
-        socketPath: String, user: UInt32? = nil, timeout: TimeInterval = DaemonClient.defaultTimeout,
-        retaining retained: (any AnyObject & Sendable)? = nil
+        socketPath: String, user: UInt32? = nil, forwarded: ForwardedProcess? = nil,
+        timeout: TimeInterval = DaemonClient.defaultTimeout, retaining retained: (any AnyObject & Sendable)? = nil
     ) {
         self.socketPath = socketPath
         self.user = user
+        self.forwarded = forwarded
         self.timeout = timeout
         self.retained = retained
+    }
+
+    /// A client of the same daemon that asks for `process`: the daemon answers as it would that process, if this
+    /// one is a registered service entitled to speak for others (else every request is errSecMissingEntitlement).
+    package func forwarding(_ process: ForwardedProcess) -> DaemonClient {
+        DaemonClient(socketPath: socketPath, user: user, forwarded: process, timeout: timeout, retaining: retained)
     }
 
     /// Whether a daemon answers at `path` now (connects, says hello, disconnects).
@@ -76,7 +85,8 @@ package final class DaemonClient: KeychainBackend {
     ///
     /// The request's and the reply's bytes are wiped once used (they may hold a passcode or a secret).
     private func call(_ request: DaemonRequest, as caller: Caller? = nil) throws(EngineError) -> DaemonReply {
-        let message = try DaemonCoding.encode(DaemonEnvelope(user: user, caller: caller, request: request))
+        let message = try DaemonCoding.encode(
+            DaemonEnvelope(user: user, caller: caller, forwarded: forwarded, request: request))
         defer { message.wipe() }
         let socket: SeqPacketSocket
         if let idle = idleConnections.withLock({ $0.popLast() }) {

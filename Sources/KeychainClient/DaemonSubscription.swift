@@ -40,7 +40,8 @@ final class DaemonSubscription: Sendable {
 
     private func subscribe() throws(EngineError) -> SeqPacketSocket {
         let socket = try client.open()
-        try socket.send(DaemonCoding.encode(DaemonEnvelope(user: client.user, request: .subscribe)))
+        try socket.send(
+            DaemonCoding.encode(DaemonEnvelope(user: client.user, forwarded: client.forwarded, request: .subscribe)))
         guard let received = try socket.receive() else {
             throw EngineError(.notAvailable, "keychaind at \(client.socketPath) closed the notice channel")
         }

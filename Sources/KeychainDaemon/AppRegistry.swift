@@ -23,6 +23,19 @@ struct AppRegistration: Codable, Equatable, Sendable {
     /// allows insecure execution, a message is the app's only when it was sent with this group: `AT_SECURE` and
     /// `/proc/PID/exe` describe the process when the daemon looks, this group the process when it sent.
     var setgidGroup: UInt32?
+    /// Whether the app may ask for other processes of its user (``DaemonEnvelope/forwarded``): its entitlements
+    /// hold ``forwardingEntitlement`` (true), and it starts in secure-execution mode. `nil` in registrations made
+    /// before the entitlement existed.
+    var forwardsCallers: Bool?
+
+    /// The entitlement of a service that speaks for its callers (the Secret Service for its D-Bus callers).
+    static let forwardingEntitlement = "com.swift-keychain.forward-callers"
+
+    /// Whether an entitlements plist holds ``forwardingEntitlement`` set to true.
+    static func forwardsCallers(entitlements: Data) -> Bool {
+        let plist = try? PropertyListSerialization.propertyList(from: entitlements, options: [], format: nil)
+        return (plist as? [String: Any])?[forwardingEntitlement] as? Bool == true
+    }
 }
 
 /// The registered apps, kept in `apps.json` in the daemon's state directory (0600, written atomically), changed
@@ -81,6 +94,14 @@ package final class AppRegistry: Sendable {
             throw EngineError(.param, "the entitlements for \(path): \(error.message)")
         }
         let setgidGroup = info.st_mode & S_ISGID != 0 ? UInt32(info.st_gid) : nil
+        let forwardsCallers = AppRegistration.forwardsCallers(entitlements: entitlements)
+        if forwardsCallers && allowsInsecureExecution {
+            // Whoever could start it without AT_SECURE (LD_PRELOAD) could speak for every app of the user.
+            throw EngineError(
+                .param,
+                "the entitlements for \(path) hold \(AppRegistration.forwardingEntitlement): such a service must start in "
+                    + "secure-execution mode; register it without --allow-insecure-exec")
+        }
         if !allowsInsecureExecution {
             try Self.checkSetgidInstall(path, group: setgidGroup)
             if let setgidGroup {
@@ -92,7 +113,8 @@ package final class AppRegistry: Sendable {
         let registration = AppRegistration(
             path: path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
             sha256: try Self.hex(FileDigest.sha256(ofFileAt: path)), caller: caller,
-            allowsInsecureExecution: allowsInsecureExecution, setgidGroup: setgidGroup)
+            allowsInsecureExecution: allowsInsecureExecution, setgidGroup: setgidGroup,
+            forwardsCallers: forwardsCallers)
         try update { list in
             list.removeAll { $0.path == path || ($0.device == registration.device && $0.inode == registration.inode) }
             list.append(registration)

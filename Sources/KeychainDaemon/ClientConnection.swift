@@ -86,6 +86,14 @@ package final class ClientConnection: Sendable {
             return .serve
         }
         var principal = Principal.resolve(sender: sender, registry: dispatcher.registry)
+        if let forwarded = envelope.forwarded {
+            do throws(EngineError) {
+                principal = try Principal.resolve(forwarded: forwarded, by: principal, registry: dispatcher.registry)
+            } catch {
+                send(.failure(error))
+                return .serve
+            }
+        }
         if principal.isRoot, let caller = envelope.caller { principal.caller = caller }
         if case .subscribe = envelope.request {
             do throws(EngineError) {

@@ -44,6 +44,15 @@ struct ProcessFacts: Equatable {
             groups: ProcessGroups(real: gids[0], effective: gids[1], saved: gids[2], supplementary: supplementary))
     }
 
+    /// The real user of `pid` (the `Uid:` line of its status), or `nil` when the process is gone or hidden.
+    static func userID(pid: Int32, procRoot: String = "/proc") -> UInt32? {
+        guard let status = try? String(contentsOfFile: "\(procRoot)/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("Uid:") {
+            return line.dropFirst(4).split(whereSeparator: \.isWhitespace).first.flatMap { UInt32($0) }
+        }
+        return nil
+    }
+
     /// The device and inode of the file `pid` runs (what `/proc/PID/exe` maps), or `nil` when the process is gone
     /// or hidden.
     static func executableFile(pid: Int32, procRoot: String = "/proc") -> (device: UInt64, inode: UInt64)? {

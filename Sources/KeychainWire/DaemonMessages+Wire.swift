@@ -2,23 +2,25 @@ import Foundation
 import KeychainCore
 
 // keychaind's messages in their wire form (WireWriter, WireReader): an envelope is a flag byte (bit 0: a user
-// follows, bit 1: a caller follows), those, then the request; a request or a reply is a tag byte, then its
+// follows, bit 1: a caller follows, bit 2: a forwarded process follows), those, then the request; a request or a reply is a tag byte, then its
 // fields. A tag is a case's place in its enum; new cases go at the end (and a new protocol version).
 
 extension DaemonEnvelope: DaemonMessage {
     package func write(to writer: inout WireWriter) {
-        writer.byte((user == nil ? 0 : 1) | (caller == nil ? 0 : 2))
+        writer.byte((user == nil ? 0 : 1) | (caller == nil ? 0 : 2) | (forwarded == nil ? 0 : 4))
         if let user { writer.uint32(user) }
         caller?.write(to: &writer)
+        forwarded?.write(to: &writer)
         request.write(to: &writer)
     }
 
     package init(wire reader: inout WireReader) throws(EngineError) {
         let flags = try reader.byte()
-        guard flags & ~3 == 0 else { throw reader.malformed("an envelope with unknown flags \(flags)") }
+        guard flags & ~7 == 0 else { throw reader.malformed("an envelope with unknown flags \(flags)") }
         let user = flags & 1 != 0 ? try reader.uint32() : nil
         let caller = flags & 2 != 0 ? try Caller(wire: &reader) : nil
-        self.init(user: user, caller: caller, request: try DaemonRequest(wire: &reader))
+        let forwarded = flags & 4 != 0 ? try ForwardedProcess(wire: &reader) : nil
+        self.init(user: user, caller: caller, forwarded: forwarded, request: try DaemonRequest(wire: &reader))
     }
 }
 

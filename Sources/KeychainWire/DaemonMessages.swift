@@ -40,14 +40,20 @@ package enum DaemonRequest: Sendable {
 /// One request with the keychain it is for: `user` names another user's keychain, which only root may do.
 /// `caller` is the identity the client's API was given; the daemon ignores it for everyone but root (who may act
 /// as any app of any user: administration tools and tests), and decides every other sender's identity itself.
+/// `forwarded` names the process a registered service asks for (``ForwardedProcess``): the daemon then answers as
+/// it would that process, if the sender is entitled to speak for others.
 package struct DaemonEnvelope: Sendable {
     package var user: UInt32?
     package var caller: Caller?
+    package var forwarded: ForwardedProcess?
     package var request: DaemonRequest
 
-    package init(user: UInt32? = nil, caller: Caller? = nil, request: DaemonRequest) {
+    package init(
+        user: UInt32? = nil, caller: Caller? = nil, forwarded: ForwardedProcess? = nil, request: DaemonRequest
+    ) {
         self.user = user
         self.caller = caller
+        self.forwarded = forwarded
         self.request = request
     }
 }

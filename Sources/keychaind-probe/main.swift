@@ -31,6 +31,9 @@
 //       steal-by-exec ACCOUNT PROGRAM ARG…
 //                                     the exec race: a child sends a get of ACCOUNT on this connection, then
 //                                     execs PROGRAM ARG… (a registered app); this process reads the reply
+//       for PID[:START] COMMAND [ARGUMENT…]
+//                                     COMMAND asked for the process PID (a service speaking for its caller), named
+//                                     by its start time (read from /proc unless START is given)
 //       flood UNLOCKERS IDLE PASSCODE [REQUESTERS]
 //                                     one user flooding the daemon (Flood.swift): parallel unlocks, idle
 //                                     connections, lookups; prints one line once flooding, then runs until killed
@@ -358,6 +361,13 @@ func run(_ arguments: [String]) throws(EngineError) {
         connection = .socket(SeqPacketSocket(descriptor: descriptor))
     } else if command.hasSuffix("-then") || command == "steal-by-exec" {
         connection = .socket(try Connection.raw(target))
+    } else if command == "for", rest.count >= 2 {
+        let named = rest[0].split(separator: ":")
+        guard let pid = Int32(named[0]) else { usage("no process id in \(rest[0])") }
+        let start = named.count == 2 ? UInt64(named[1]) : ForwardedProcess.running(pid: pid)?.startTime
+        guard let start else { usage("no process \(rest[0]) to ask for") }
+        let client = DaemonClient(socketPath: target).forwarding(ForwardedProcess(pid: pid, startTime: start))
+        return try perform(rest[1], Array(rest.dropFirst(2)), on: .client(client))
     } else {
         connection = .client(DaemonClient(socketPath: target))
     }

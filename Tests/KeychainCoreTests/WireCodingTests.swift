@@ -77,6 +77,8 @@ struct WireCodingTests {
             for envelope in [
                 DaemonEnvelope(request: request), DaemonEnvelope(user: 1000, caller: caller, request: request),
                 DaemonEnvelope(caller: Caller.administrator(defaultGroup: "TEAM.admin"), request: request),
+                DaemonEnvelope(
+                    user: 7, forwarded: ForwardedProcess(pid: 4_194_304, startTime: .max), request: request),
             ] {
                 #expect(try survivesRoundTrip(envelope))
             }
@@ -175,7 +177,9 @@ struct WireCodingTests {
             if inner == .writeEach { batch.uint32(0) }
             #expect(refusal(DaemonEnvelope.self, batch.bytes)?.contains("not an item write") == true)
         }
-        #expect(refusal(DaemonEnvelope.self, [4, 7])?.contains("unknown flags 4") == true)
+        #expect(refusal(DaemonEnvelope.self, [8, 7])?.contains("unknown flags 8") == true)
+        // A forwarded process is a positive pid.
+        #expect(refusal(DaemonEnvelope.self, [4, 0, 0, 0, 0])?.contains("pid 0") == true)
         #expect(refusal(DaemonReply.self, [200])?.contains("a reply of unknown kind 200") == true)
         // A count of billions in a few bytes is refused before anything is reserved.
         #expect(

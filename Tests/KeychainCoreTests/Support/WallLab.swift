@@ -204,8 +204,13 @@ final class WallLab {
     }
 
     /// Registers `path` (as root, through the daemon) with an entitlements plist naming `identifier` and `groups`.
-    func register(_ path: String, identifier: String, groups: [String], allowsInsecureExecution: Bool = false) throws {
-        let entitlements: [String: Any] = ["application-identifier": identifier, "keychain-access-groups": groups]
+    func register(
+        _ path: String, identifier: String, groups: [String], allowsInsecureExecution: Bool = false,
+        more: [String: Any] = [:]
+    ) throws {
+        let entitlements = more.merging(["application-identifier": identifier, "keychain-access-groups": groups]) {
+            $1
+        }
         let plist = try PropertyListSerialization.data(fromPropertyList: entitlements, format: .xml, options: 0)
         _ = try root.send(
             .registerApp(path: path, entitlements: plist, allowsInsecureExecution: allowsInsecureExecution))
