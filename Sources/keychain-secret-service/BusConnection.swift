@@ -1,5 +1,6 @@
 import CSDBus
 import Foundation
+import KeychainCore
 
 /// The session bus connection (sd-bus), the Secret Service's objects on it and the loop that serves them.
 final class BusConnection {
@@ -9,15 +10,58 @@ final class BusConnection {
 
     private init(bus: OpaquePointer) { self.bus = bus }
 
-    /// The bus DBUS_SESSION_BUS_ADDRESS names.
+    /// The user's session bus: the one DBUS_SESSION_BUS_ADDRESS names, or — started in secure-execution mode (a
+    /// registered service, setgid) — only the user's bus at `/run/user/UID/bus`, whatever the environment says: a
+    /// program that started the service could otherwise point it at a bus of its own, which would lie about who
+    /// sent each call.
     static func sessionBus() throws(BusFailure) -> BusConnection {
         var bus: OpaquePointer?
-        let status = sd_bus_open_user(&bus)
+        let status: Int32
+        if ProcessEnvironment.isSecureExecution {
+            status = userBus(&bus, address: "unix:path=/run/user/\(getuid())/bus")
+        } else {
+            status = sd_bus_open_user(&bus)
+        }
         guard status >= 0, let bus else {
             throw BusFailure(
                 name: "", message: "cannot connect to the session bus (DBUS_SESSION_BUS_ADDRESS): \(errnoText(status))")
         }
         return BusConnection(bus: bus)
+    }
+
+    /// A client connection to the bus at `address`.
+    private static func userBus(_ bus: inout OpaquePointer?, address: String) -> Int32 {
+        var status = sd_bus_new(&bus)
+        guard status >= 0, let created = bus else { return status }
+        status = sd_bus_set_address(created, address)
+        if status >= 0 { status = sd_bus_set_bus_client(created, 1) }
+        if status >= 0 { status = sd_bus_start(created) }
+        if status < 0 {
+            sd_bus_unref(created)
+            bus = nil
+        }
+        return status
+    }
+
+    /// Tells `identities` who sends the call being answered, as the bus says: its unique name, and the process
+    /// behind that name (the bus daemon read it from the kernel when the caller connected).
+    func identify(into identities: CallerIdentities) {
+        let bus = self.bus
+        identities.currentSender = {
+            guard let message = sd_bus_get_current_message(bus), let sender = sd_bus_message_get_sender(message) else {
+                return nil
+            }
+            return String(cString: sender)
+        }
+        identities.processID = { name in
+            var credentials: OpaquePointer?
+            guard sd_bus_get_name_creds(bus, name, UInt64(SD_BUS_CREDS_PID), &credentials) >= 0, let credentials
+            else { return nil }
+            defer { sd_bus_creds_unref(credentials) }
+            var pid: pid_t = 0
+            guard sd_bus_creds_get_pid(credentials, &pid) >= 0, pid > 0 else { return nil }
+            return pid
+        }
     }
 
     /// Serves `service`'s objects under `/org/freedesktop/secrets`.

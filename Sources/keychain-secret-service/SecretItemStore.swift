@@ -8,8 +8,8 @@ import KeychainKeys
 /// and account, so `security find-generic-password -s SERVICE -a ACCOUNT` finds it, and so does a search by those,
 /// through the keychain's blind indexes. Any other map is keyed by a hash of the whole map.
 struct SecretItemStore {
-    let backend: any KeychainBackend
-    let caller: Caller
+    /// The identity of the caller being answered: every read and write is the caller's, behind keychaind's wall.
+    let identities: CallerIdentities
 
     /// One stored Secret Service item.
     struct StoredSecret {
@@ -20,9 +20,6 @@ struct SecretItemStore {
         var created: Date
         var modified: Date
     }
-
-    /// The access group of the collection `login` (the caller's own).
-    var group: String { caller.defaultGroup }
 
     static let serviceKeys = ["service"]
     static let accountKeys = ["username", "user", "account"]
@@ -74,9 +71,11 @@ struct SecretItemStore {
         label: String, attributes: [String: String], secret: Data, contentType: String, replace: Bool
     ) throws(EngineError) -> StoredSecret {
         let (service, account) = try Self.key(of: attributes)
+        let (backend, caller) = try identity()
         let itemAttributes: ItemAttributes = [
             .service: .string(service), .account: .string(account), .label: .string(label),
-            .generic: .data(Self.encode(attributes, contentType: contentType)), .accessGroup: .string(group),
+            .generic: .data(Self.encode(attributes, contentType: contentType)),
+            .accessGroup: .string(caller.defaultGroup),
             .accessible: .string(ProtectionClass.afterFirstUnlock.rawValue),
         ]
         let item = NewItem(itemClass: .genericPassword, attributes: itemAttributes, data: secret)
@@ -86,7 +85,8 @@ struct SecretItemStore {
 
     /// The items whose map holds every pair of `query`.
     func search(_ query: [String: String]) throws(EngineError) -> [StoredSecret] {
-        var attributes: ItemAttributes = [.accessGroup: .string(group)]
+        let (backend, caller) = try identity()
+        var attributes: ItemAttributes = [.accessGroup: .string(caller.defaultGroup)]
         // A service and an account narrow the search through the blind indexes.
         if let service = Self.serviceKeys.compactMap({ query[$0] }).first { attributes[.service] = .string(service) }
         if let account = Self.accountKeys.compactMap({ query[$0] }).first { attributes[.account] = .string(account) }
@@ -99,7 +99,7 @@ struct SecretItemStore {
         } catch  where error.code == .itemNotFound {
             return []
         }
-        return items.compactMap { try? Self.secret(from: $0) }.filter { stored in
+        return try items.map(Self.secret(from:)).filter { stored in
             query.allSatisfy { stored.attributes[$0.key] == $0.value }
         }
     }
@@ -120,15 +120,24 @@ struct SecretItemStore {
     }
 
     func setSecret(_ secret: Data, of reference: PersistentReference) throws(EngineError) {
+        let (backend, caller) = try identity()
         _ = try backend.update(query(reference), with: ItemChanges(data: secret), for: caller)
     }
 
     func setLabel(_ label: String, of reference: PersistentReference) throws(EngineError) {
+        let (backend, caller) = try identity()
         _ = try backend.update(query(reference), with: ItemChanges(attributes: [.label: .string(label)]), for: caller)
     }
 
     func delete(_ reference: PersistentReference) throws(EngineError) {
+        let (backend, caller) = try identity()
         _ = try backend.delete(query(reference), for: caller)
+    }
+
+    /// The backend and caller of the call being answered.
+    private func identity() throws(EngineError) -> (any KeychainBackend, Caller) {
+        let identity = try identities.current()
+        return (identity.backend, identity.caller)
     }
 
     private func query(_ reference: PersistentReference) -> ItemQuery {
@@ -136,6 +145,7 @@ struct SecretItemStore {
     }
 
     private func read(_ reference: PersistentReference, returning: ReturnOptions) throws(EngineError) -> Item {
+        let (backend, caller) = try identity()
         var query = query(reference)
         query.returning = returning
         guard let item = try backend.copyMatching(query, for: caller).first else {
@@ -144,9 +154,19 @@ struct SecretItemStore {
         return item
     }
 
+    /// An item as the Secret Service shows it: its sealed map, or — for a password stored by another program (a
+    /// Swift app, the `security` tool) — `service` and `username` from its service and account, as python keyring
+    /// names them, so the same secret is found both ways.
     private static func secret(from item: Item) throws(EngineError) -> StoredSecret {
-        guard case .data(let generic) = item.attributes[.generic], let (map, contentType) = decode(generic) else {
-            throw EngineError(.decode, "not a Secret Service item")
+        let map: [String: String]
+        let contentType: String
+        if case .data(let generic) = item.attributes[.generic], let (sealed, type) = decode(generic) {
+            (map, contentType) = (sealed, type)
+        } else {
+            var native: [String: String] = [:]
+            native["service"] = item.attributes.string(.service)
+            native["username"] = item.attributes.string(.account)
+            (map, contentType) = (native, "text/plain")
         }
         var created = Date(timeIntervalSince1970: 0)
         var modified = created

@@ -44,12 +44,19 @@ do {
 } catch {
     fail("cannot open the keychain: \(error.message)")
 }
-let store = SecretItemStore(
-    backend: backend, caller: Caller(applicationIdentifier: "org.freedesktop.secrets", accessGroups: ["login"]))
-let service = SecretService(store: store)
+// Through keychaind each caller is who keychaind says its process is; an embedded keychain has no wall, and every
+// caller shares the collection `login`.
+let identities: CallerIdentities
+do {
+    identities = CallerIdentities(source: try CallerIdentities.source(for: backend))
+} catch {
+    fail("cannot ask keychaind who this service is: \(error.message)")
+}
+let service = SecretService(store: SecretItemStore(identities: identities))
 let connection: BusConnection
 do {
     connection = try BusConnection.sessionBus()
+    connection.identify(into: identities)
     try connection.serve(service)
     try connection.requestName("org.freedesktop.secrets", replacing: arguments.contains("--replace"))
 } catch {

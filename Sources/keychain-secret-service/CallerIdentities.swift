@@ -1,0 +1,99 @@
+import Foundation
+import KeychainClient
+import KeychainCore
+import KeychainWire
+
+/// The keychain identity each D-Bus caller gets.
+///
+/// Served by keychaind, the service asks for the caller: it names the process that sent the call (its pid, which
+/// the bus reports, and its start time) and keychaind decides who that process is, as for a direct client — a
+/// registered app gets its own groups, a sandboxed app its own, every other program of the user the shared group —
+/// provided this service is registered with `com.swift-keychain.forward-callers`. Unregistered, the service is
+/// itself an unregistered program, and so is every caller it asks for: the shared group (a registered app's items
+/// stay out of reach, as for any unregistered program). On an embedded keychain there is no wall: every caller is
+/// the service (the README says so).
+final class CallerIdentities {
+    /// Where the identities come from.
+    enum Source {
+        /// keychaind: one forwarding client per caller.
+        case daemon(DaemonClient)
+        /// An embedded keychain: one backend and one caller for all.
+        case shared(any KeychainBackend, Caller)
+    }
+
+    /// A caller's backend and identity.
+    struct Identity {
+        var backend: any KeychainBackend
+        var caller: Caller
+    }
+
+    private let source: Source
+    /// The unique bus name of the call being answered (set by the connection that serves the calls).
+    var currentSender: () -> String? = { nil }
+    /// The process id the bus reports for a unique name (set by the connection).
+    var processID: (String) -> Int32? = { _ in nil }
+    /// Identities by unique bus name: a name is never given to another connection, and its process is fixed.
+    private var known: [String: Identity] = [:]
+    /// At most this many callers are remembered; past it, the memory starts over (a name is looked up again).
+    private static let knownLimit = 512
+
+    init(source: Source) {
+        self.source = source
+    }
+
+    /// Where the identities come from when the keychain is `backend`: per caller through keychaind when this
+    /// service may speak for others (it asks for itself to find out), else this service's own identity for all —
+    /// said on standard error, since a registered service's groups are then every caller's.
+    static func source(for backend: any KeychainBackend) throws(EngineError) -> Source {
+        guard let daemon = backend as? DaemonClient else {
+            return .shared(backend, Caller(applicationIdentifier: "org.freedesktop.secrets", accessGroups: ["login"]))
+        }
+        if let itself = ForwardedProcess.running(pid: getpid()),
+            (try? daemon.forwarding(itself).send(.describe)) != nil
+        {
+            return .daemon(daemon)
+        }
+        guard case .description(let seen) = try daemon.send(.describe) else {
+            throw EngineError(.internalComponent, "keychaind answered describe with another reply")
+        }
+        let caller = Caller(applicationIdentifier: seen.applicationIdentifier, accessGroups: seen.accessGroups)
+        if seen.isRegisteredApp {
+            FileHandle.standardError.write(
+                Data(
+                    ("keychain-secret-service: registered without com.swift-keychain.forward-callers: every D-Bus "
+                        + "caller acts as this service (\(seen.accessGroups.joined(separator: ", ")))\n").utf8))
+        }
+        return .shared(daemon, caller)
+    }
+
+    /// The identity of the caller whose call is being answered.
+    func current() throws(EngineError) -> Identity {
+        switch source {
+        case .shared(let backend, let caller): return Identity(backend: backend, caller: caller)
+        case .daemon(let daemon):
+            guard let sender = currentSender() else {
+                throw EngineError(.internalComponent, "a call without a sender")
+            }
+            if let identity = known[sender] { return identity }
+            let identity = try resolve(sender, daemon: daemon)
+            if known.count >= Self.knownLimit { known.removeAll() }
+            known[sender] = identity
+            return identity
+        }
+    }
+
+    private func resolve(_ sender: String, daemon: DaemonClient) throws(EngineError) -> Identity {
+        guard let pid = processID(sender), let process = ForwardedProcess.running(pid: pid),
+            // Still the same process behind the name: its pid was not freed and reused while it was named.
+            processID(sender) == pid, process.isCurrent()
+        else {
+            throw EngineError(.missingEntitlement, "the bus does not say which process \(sender) is")
+        }
+        let client = daemon.forwarding(process)
+        guard case .description(let seen) = try client.send(.describe) else {
+            throw EngineError(.internalComponent, "keychaind answered describe with another reply")
+        }
+        let caller = Caller(applicationIdentifier: seen.applicationIdentifier, accessGroups: seen.accessGroups)
+        return Identity(backend: client, caller: caller)
+    }
+}
