@@ -91,6 +91,8 @@ install: static-security
 	sed 's#/usr/local/bin/keychain-secret-service#$(PREFIX)/bin/keychain-secret-service#' \
 		dbus/org.freedesktop.secrets.service > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service
+	install -d $(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals
+	install -m 0644 dbus/swift-keychain.portal $(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals/swift-keychain.portal
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0644 man/security.1 $(DESTDIR)$(PREFIX)/share/man/man1/security.1
 	install -m 0644 man/keychain-secret-service.1 $(DESTDIR)$(PREFIX)/share/man/man1/keychain-secret-service.1
@@ -123,6 +125,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/keychain-secret-service.1 $(DESTDIR)$(PREFIX)/bin/keychain-secret-service
 	rm -f $(DESTDIR)$(USERUNITDIR)/keychain-secret-service.service
 	rm -f $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.secrets.service
+	rm -f $(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals/swift-keychain.portal
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/security
 	rm -f $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_security
 	rm -f $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/security.fish

@@ -5,8 +5,9 @@ import KeychainCore
 /// The session bus connection (sd-bus), the Secret Service's objects on it and the loop that serves them.
 final class BusConnection {
     private let bus: OpaquePointer
-    private var slots: [OpaquePointer?] = [nil, nil]
+    private var slots: [OpaquePointer?] = [nil, nil, nil]
     private var handler: Unmanaged<SecretService>?
+    private var portalHandler: Unmanaged<PortalSecret>?
 
     private init(bus: OpaquePointer) { self.bus = bus }
 
@@ -94,6 +95,21 @@ final class BusConnection {
         guard status >= 0 else { throw BusFailure(name: "", message: "cannot serve objects: \(errnoText(status))") }
     }
 
+    /// Serves the Secret portal's backend at `/org/freedesktop/portal/desktop`.
+    func serve(_ portal: PortalSecret) throws(BusFailure) {
+        let retained = Unmanaged.passRetained(portal)
+        portalHandler = retained
+        let callback: sd_bus_message_handler_t = { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            let portal = Unmanaged<PortalSecret>.fromOpaque(userdata).takeUnretainedValue()
+            return BusConnection.answer(BusMessage(handle: message)) { (call, reply) throws(BusFailure) in
+                try portal.handle(call, reply: reply)
+            }
+        }
+        let status = sd_bus_add_object(bus, &slots[2], PortalSecret.path, callback, retained.toOpaque())
+        guard status >= 0 else { throw BusFailure(name: "", message: "cannot serve the portal: \(errnoText(status))") }
+    }
+
     /// Owns `name`, taking it from its owner when `replacing`; a name another provider holds is an error saying so.
     func requestName(_ name: String, replacing: Bool) throws(BusFailure) {
         var flags = UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT)
@@ -124,16 +140,24 @@ final class BusConnection {
         _ = sd_bus_flush(bus)
         for slot in slots { sd_bus_slot_unref(slot) }
         handler?.release()
+        portalHandler?.release()
         sd_bus_flush_close_unref(bus)
     }
 
     /// Answers one call: the method's return, or the error it raised.
     private static func dispatch(_ call: BusMessage, to service: SecretService) -> Int32 {
+        answer(call) { (call, reply) throws(BusFailure) in try service.handle(call, reply: reply) }
+    }
+
+    /// Sends the method return `body` fills, or the error it raised.
+    private static func answer(
+        _ call: BusMessage, _ body: (BusMessage, BusMessage) throws(BusFailure) -> Void
+    ) -> Int32 {
         var reply: OpaquePointer?
         guard sd_bus_message_new_method_return(call.handle, &reply) >= 0, let reply else { return -ENOMEM }
         defer { sd_bus_message_unref(reply) }
         do throws(BusFailure) {
-            try service.handle(call, reply: BusMessage(handle: reply))
+            try body(call, BusMessage(handle: reply))
             return sd_bus_send(nil, reply, nil) >= 0 ? 1 : -EIO
         } catch {
             var busError = sd_bus_error(name: nil, message: nil, _need_free: 0)

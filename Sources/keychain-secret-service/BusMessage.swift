@@ -25,6 +25,13 @@ struct BusMessage {
         return value != 0
     }
 
+    /// A file descriptor argument (`h`): the message owns it, and closes it when it is freed.
+    func readFileDescriptor() throws(BusFailure) -> Int32 {
+        var descriptor: Int32 = -1
+        try check(sd_bus_message_read_basic(handle, CChar(UInt8(ascii: "h")), &descriptor), "a file descriptor")
+        return descriptor
+    }
+
     func readBytes() throws(BusFailure) -> Data {
         var pointer: UnsafeRawPointer?
         var size = 0
@@ -100,6 +107,11 @@ struct BusMessage {
         try check(sd_bus_message_append_basic(handle, CChar(UInt8(ascii: "t")), &value), "a uint64")
     }
 
+    func append(_ number: UInt32) throws(BusFailure) {
+        var value = number
+        try check(sd_bus_message_append_basic(handle, CChar(UInt8(ascii: "u")), &value), "a uint32")
+    }
+
     func append(bytes: Data) throws(BusFailure) {
         try check(
             bytes.withUnsafeBytes {
@@ -143,6 +155,10 @@ struct BusFailure: Error {
 
     static func notSupported(_ message: String) -> BusFailure {
         BusFailure(name: "org.freedesktop.DBus.Error.NotSupported", message: message)
+    }
+
+    static func accessDenied(_ message: String) -> BusFailure {
+        BusFailure(name: "org.freedesktop.DBus.Error.AccessDenied", message: message)
     }
 
     static func noSuchObject(_ path: String) -> BusFailure {

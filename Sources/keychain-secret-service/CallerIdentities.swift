@@ -66,6 +66,12 @@ final class CallerIdentities {
         return .shared(daemon, caller)
     }
 
+    /// Whether callers are told apart (through keychaind, by a service entitled to forward them).
+    var isWalled: Bool {
+        if case .daemon = source { return true }
+        return false
+    }
+
     /// The identity of the caller whose call is being answered.
     func current() throws(EngineError) -> Identity {
         switch source {

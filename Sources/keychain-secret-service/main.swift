@@ -57,6 +57,7 @@ let connection: BusConnection
 do {
     connection = try BusConnection.sessionBus()
     connection.identify(into: identities)
+    try connection.serve(PortalSecret(identities: identities))
     try connection.serve(service)
     try connection.requestName("org.freedesktop.secrets", replacing: arguments.contains("--replace"))
 } catch {
