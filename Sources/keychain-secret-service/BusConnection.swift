@@ -65,20 +65,37 @@ final class BusConnection {
         }
     }
 
-    /// Serves `service`'s objects under `/org/freedesktop/secrets`.
-    func serve(_ service: SecretService) throws(BusFailure) {
-        let bus = self.bus
-        service.emit = { member, item in
-            // The collection's signal, as the write happens: its path, interface and member, the item's path.
-            var signal: OpaquePointer?
-            guard
-                sd_bus_message_new_signal(
-                    bus, &signal, SecretService.collection, SecretService.collectionInterface, member) >= 0,
-                let signal
-            else { return }
-            defer { sd_bus_message_unref(signal) }
-            guard (try? BusMessage(handle: signal).append(item, as: "o")) != nil else { return }
-            _ = sd_bus_send(bus, signal, nil)
+    /// Emits the collection's signal `member` (`ItemCreated`, `ItemChanged`, `ItemDeleted`) for the item at `item`.
+    func emitItemSignal(_ member: String, _ item: String) {
+        var signal: OpaquePointer?
+        guard
+            sd_bus_message_new_signal(
+                bus, &signal, SecretService.collection, SecretService.collectionInterface, member) >= 0,
+            let signal
+        else { return }
+        defer { sd_bus_message_unref(signal) }
+        guard (try? BusMessage(handle: signal).append(item, as: "o")) != nil else { return }
+        _ = sd_bus_send(bus, signal, nil)
+    }
+
+    /// The bus daemon's process id, as the kernel gave it when this connection was made.
+    func busProcessID() -> Int32? {
+        var credentials: OpaquePointer?
+        guard sd_bus_get_owner_creds(bus, UInt64(SD_BUS_CREDS_PID), &credentials) >= 0, let credentials else {
+            return nil
+        }
+        defer { sd_bus_creds_unref(credentials) }
+        var pid: pid_t = 0
+        guard sd_bus_creds_get_pid(credentials, &pid) >= 0, pid > 0 else { return nil }
+        return pid
+    }
+
+    /// Serves `service`'s objects under `/org/freedesktop/secrets`; its own writes are signalled as they happen
+    /// (and noted in `signals`, which signals the feed's other writes).
+    func serve(_ service: SecretService, signals: ChangeSignals?) throws(BusFailure) {
+        service.emit = { [unowned self] member, item in
+            self.emitItemSignal(member, item)
+            signals?.sent(member, item)
         }
         let retained = Unmanaged.passRetained(service)
         handler = retained
@@ -124,9 +141,11 @@ final class BusConnection {
         guard status >= 0 else { throw BusFailure(name: "", message: "cannot own \(name): \(errnoText(status))") }
     }
 
-    /// Serves calls until `stop` answers true (checked at least every quarter second).
-    func run(until stop: () -> Bool) {
+    /// Serves calls until `stop` answers true (checked at least every quarter second), calling `each` between
+    /// calls and at least every quarter second.
+    func run(until stop: () -> Bool, each: () -> Void = {}) {
         while !stop() {
+            each()
             let processed = sd_bus_process(bus, nil)
             if processed < 0 { break }
             if processed > 0 { continue }

@@ -46,7 +46,8 @@ final class CallerIdentities {
     /// said on standard error, since a registered service's groups are then every caller's.
     static func source(for backend: any KeychainBackend) throws(EngineError) -> Source {
         guard let daemon = backend as? DaemonClient else {
-            return .shared(backend, Caller(applicationIdentifier: "org.freedesktop.secrets", accessGroups: ["login"]))
+            // No wall on an embedded keychain: the service sees every group of it, as any program of the user could.
+            return .shared(backend, Caller.administrator(defaultGroup: "login"))
         }
         if let itself = ForwardedProcess.running(pid: getpid()),
             (try? daemon.forwarding(itself).send(.describe)) != nil
@@ -88,6 +89,19 @@ final class CallerIdentities {
         }
     }
 
+    /// The identity whose change feed the bus may hear of: the user's shared group — through keychaind, that of
+    /// the bus daemon's process `busPID` (an unregistered program of the user).
+    func feedIdentity(busPID: Int32?) throws(EngineError) -> Identity {
+        switch source {
+        case .shared(let backend, let caller): return Identity(backend: backend, caller: caller)
+        case .daemon(let daemon):
+            guard let busPID, let process = ForwardedProcess.running(pid: busPID) else {
+                throw EngineError(.notAvailable, "the bus does not say which process it is")
+            }
+            return try identity(of: process, daemon: daemon)
+        }
+    }
+
     private func resolve(_ sender: String, daemon: DaemonClient) throws(EngineError) -> Identity {
         guard let pid = processID(sender), let process = ForwardedProcess.running(pid: pid),
             // Still the same process behind the name: its pid was not freed and reused while it was named.
@@ -95,6 +109,10 @@ final class CallerIdentities {
         else {
             throw EngineError(.missingEntitlement, "the bus does not say which process \(sender) is")
         }
+        return try identity(of: process, daemon: daemon)
+    }
+
+    private func identity(of process: ForwardedProcess, daemon: DaemonClient) throws(EngineError) -> Identity {
         let client = daemon.forwarding(process)
         guard case .description(let seen) = try client.send(.describe) else {
             throw EngineError(.internalComponent, "keychaind answered describe with another reply")

@@ -86,7 +86,10 @@ struct SecretItemStore {
     /// The items whose map holds every pair of `query`.
     func search(_ query: [String: String]) throws(EngineError) -> [StoredSecret] {
         let (backend, caller) = try identity()
-        var attributes: ItemAttributes = [.accessGroup: .string(caller.defaultGroup)]
+        // The collection `login` is the caller's own group; a caller entitled to every group (the service on an
+        // embedded keychain, which has no wall) sees them all.
+        var attributes: ItemAttributes =
+            caller.accessGroups.contains("*") ? [:] : [.accessGroup: .string(caller.defaultGroup)]
         // A service and an account narrow the search through the blind indexes.
         if let service = Self.serviceKeys.compactMap({ query[$0] }).first { attributes[.service] = .string(service) }
         if let account = Self.accountKeys.compactMap({ query[$0] }).first { attributes[.account] = .string(account) }

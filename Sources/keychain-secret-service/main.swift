@@ -54,11 +54,22 @@ do {
 }
 let service = SecretService(store: SecretItemStore(identities: identities))
 let connection: BusConnection
+var signals: ChangeSignals?
 do {
     connection = try BusConnection.sessionBus()
     connection.identify(into: identities)
     try connection.serve(PortalSecret(identities: identities))
-    try connection.serve(service)
+    // Without the feed (keychaind too old to forward, say), only the service's own writes are signalled.
+    signals = (try? identities.feedIdentity(busPID: connection.busProcessID())).flatMap { feed in
+        try? ChangeSignals(backend: feed.backend, caller: feed.caller)
+    }
+    if signals == nil {
+        FileHandle.standardError.write(
+            Data(
+                "keychain-secret-service: the change feed cannot be followed: only this service's writes are signalled\n"
+                    .utf8))
+    }
+    try connection.serve(service, signals: signals)
     try connection.requestName("org.freedesktop.secrets", replacing: arguments.contains("--replace"))
 } catch {
     fail(error.message)
@@ -72,5 +83,5 @@ sigemptyset(&stopSignals)
 sigaddset(&stopSignals, SIGTERM)
 sigaddset(&stopSignals, SIGINT)
 sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
-connection.run(until: { stopRequested != 0 })
+connection.run(until: { stopRequested != 0 }, each: { signals?.flush(connection.emitItemSignal) })
 connection.close()

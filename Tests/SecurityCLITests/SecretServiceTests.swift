@@ -283,6 +283,25 @@ struct SecretServiceSessionTests {
         }
     }
 
+    @Test(
+        "Writes by other programs (the security tool) are signalled too, through the change feed; before the fix only the service's own were"
+    )
+    func signalsForOtherWriters() throws {
+        let bus = try SecretServiceBus()
+        let security = BuiltExecutable.named("security").path
+        let traffic = try captured(on: bus) {
+            let added = try bus.run(security, ["add-generic-password", "-s", "feed.example", "-a", "eve", "-w", "x"])
+            #expect(added.status == 0, "\(added.errors)")
+            usleep(600_000)  // the service reads the feed at least every quarter second
+            let deleted = try bus.run(security, ["delete-generic-password", "-s", "feed.example", "-a", "eve"])
+            #expect(deleted.status == 0, "\(deleted.errors)")
+            usleep(600_000)
+        }
+        for member in ["ItemCreated", "ItemDeleted"] {
+            #expect(traffic.range(of: Data(member.utf8)) != nil, "no \(member) signal for the security tool's write")
+        }
+    }
+
     @Test("A client public value outside the group (0, 1, p - 1, too long, not bytes) is InvalidArgs")
     func malformedPublicValues() throws {
         let bus = try SecretServiceBus()
