@@ -33,6 +33,11 @@ struct SecretItemStore {
         return (service ?? "secret-service", account ?? digest.map { String(format: "%02x", $0) }.joined())
     }
 
+    /// The search terms of an attribute map: one per name and value (the name, a NUL, the value).
+    static func terms(of attributes: [String: String]) -> AttributeValue {
+        SearchTerms.value(attributes.map { "\($0.key)\u{0}\($0.value)" })
+    }
+
     /// The attribute map and content type as the sealed `gena`: `ss1`, then length-prefixed keys and values, sorted.
     static func encode(_ attributes: [String: String], contentType: String) -> Data {
         var bytes: [UInt8] = Array("ss1".utf8)
@@ -75,7 +80,7 @@ struct SecretItemStore {
         let itemAttributes: ItemAttributes = [
             .service: .string(service), .account: .string(account), .label: .string(label),
             .generic: .data(Self.encode(attributes, contentType: contentType)),
-            .accessGroup: .string(caller.defaultGroup),
+            .accessGroup: .string(caller.defaultGroup), .searchTerms: Self.terms(of: attributes),
             .accessible: .string(ProtectionClass.afterFirstUnlock.rawValue),
         ]
         let item = NewItem(itemClass: .genericPassword, attributes: itemAttributes, data: secret)
@@ -93,6 +98,12 @@ struct SecretItemStore {
         // A service and an account narrow the search through the blind indexes.
         if let service = Self.serviceKeys.compactMap({ query[$0] }).first { attributes[.service] = .string(service) }
         if let account = Self.accountKeys.compactMap({ query[$0] }).first { attributes[.account] = .string(account) }
+        // Any other attribute narrows the search through the items' term indexes: only the items holding every
+        // pair are opened. (A password stored by another program has no terms, and no attribute but its service
+        // and account to match.)
+        if query.keys.contains(where: { !Self.serviceKeys.contains($0) && !Self.accountKeys.contains($0) }) {
+            attributes[.searchTerms] = Self.terms(of: query)
+        }
         let itemQuery = ItemQuery(
             itemClass: .genericPassword, attributes: attributes, synchronizable: .any, limit: .all,
             returning: [.attributes])

@@ -43,6 +43,10 @@ final class ItemSealer {
             modificationTime: (attributes[.modificationDate]?.dateValue ?? Date()).timeIntervalSince1970,
             sequence: sequence, isTombstone: isTombstone, wrappedKey: Data(), metadata: Data(), secret: nil,
             accessGroup: group)
+        if !isTombstone, let terms = attributes[.searchTerms] {
+            item.termHashes = try SearchTerms.terms(in: terms).map { (term) throws(EngineError) in try index.term(term)
+            }
+        }
         if let kept = access?.itemKey {
             scratch.storage.withUnsafeMutableBytes { target in
                 kept.withUnsafeBytes { target.copyMemory(from: $0) }

@@ -240,6 +240,11 @@ struct ItemSearch {
                     filter.indexHashes.append((attribute, try index.attribute(attribute, value, itemClass: itemClass)))
                 }
             }
+            if let terms = query.attributes[.searchTerms] {
+                filter.termHashes = try SearchTerms.terms(in: terms).map { (term) throws(EngineError) in
+                    try index.term(term)
+                }
+            }
         }
         return filter
     }

@@ -95,6 +95,11 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     case publicKeyHash = "pkhh"
     /// An alias, such as an e-mail address (`alis`), keys and certificates.
     case alias = "alis"
+    /// Search terms (`sktm`, this keychain's own, not Apple's), generic passwords only: UTF-8 terms, each a 4-byte
+    /// little-endian length and its bytes (``SearchTerms``). Each term has a blind index of its own, so a query
+    /// naming some of an item's terms finds it without decrypting the items that lack them: the Secret Service's
+    /// attribute maps, one term per name and value.
+    case searchTerms = "sktm"
 
     /// The attribute's position in ``ItemAttributes``'s fixed storage: alphabetical by four-character name, so
     /// storage order is name order.
@@ -136,16 +141,17 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
         case .isSensitive: 33
         case .canSign: 34
         case .subjectKeyID: 35
-        case .serialNumber: 36
-        case .server: 37
-        case .subject: 38
-        case .service: 39
-        case .synchronizable: 40
-        case .tokenID: 41
-        case .type: 42
-        case .canUnwrap: 43
-        case .canVerify: 44
-        case .canWrap: 45
+        case .searchTerms: 36
+        case .serialNumber: 37
+        case .server: 38
+        case .subject: 39
+        case .service: 40
+        case .synchronizable: 41
+        case .tokenID: 42
+        case .type: 43
+        case .canUnwrap: 44
+        case .canVerify: 45
+        case .canWrap: 46
         }
     }
 
@@ -180,7 +186,8 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
             .server, .protocol, .authenticationType, .path:
             .string
         case .tokenID: .string
-        case .generic, .accessControl, .applicationLabel, .applicationTag, .subject, .issuer, .serialNumber,
+        case .generic, .searchTerms, .accessControl, .applicationLabel, .applicationTag, .subject, .issuer,
+            .serialNumber,
             .subjectKeyID, .publicKeyHash, .alias:
             .data
         case .creator, .type, .port, .keyClass, .keySizeInBits, .effectiveKeySize, .certificateType,

@@ -20,7 +20,7 @@ public enum ItemClass: String, Sendable, Codable, CaseIterable {
         .keyClass, .applicationLabel, .applicationTag, .type, .keySizeInBits, .effectiveKeySize,
     ]
     private static let certificateKey: [AttributeKey] = [.certificateType, .issuer, .serialNumber]
-    private static let genericPasswordAttributes = AttributeKey.common + genericPasswordKey + [.generic]
+    private static let genericPasswordAttributes = AttributeKey.common + genericPasswordKey + [.generic, .searchTerms]
     private static let internetPasswordAttributes = AttributeKey.common + internetPasswordKey
     private static let keyAttributes =
         AttributeKey.commonToCredentials + keyKey + [

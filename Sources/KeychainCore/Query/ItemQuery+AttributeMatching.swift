@@ -8,6 +8,13 @@ extension ItemQuery {
         for (key, wanted) in self.attributes {
             let actual = attributes[key] ?? (itemClass.primaryKey.contains(key) ? BlindIndex.emptyValue(of: key) : nil)
             guard let actual else { return false }
+            if key == .searchTerms {
+                // The item holds every term the query names (and maybe more).
+                guard let held = try? SearchTerms.terms(in: actual), let named = try? SearchTerms.terms(in: wanted),
+                    Set(named).isSubset(of: held)
+                else { return false }
+                continue
+            }
             if caseInsensitive, let left = wanted.textValue, let right = actual.textValue {
                 guard left.compare(right, options: .caseInsensitive) == .orderedSame else { return false }
             } else if !actual.isSame(as: wanted, for: key) {

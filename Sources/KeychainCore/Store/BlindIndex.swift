@@ -38,6 +38,13 @@ final class BlindIndex {
         return try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
     }
 
+    /// The hash of a search term (``AttributeKey/searchTerms``), one row of `item_terms`.
+    func term(_ term: String) throws(EngineError) -> Data {
+        var input: [UInt8] = Array("term".utf8) + [0]
+        input.appendUTF8(term)
+        return try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
+    }
+
     /// The hash of an access group (cached: a caller asks for the same few groups on every query).
     func group(_ group: String) throws(EngineError) -> Data {
         if let hash = groupHashes[group] { return hash }

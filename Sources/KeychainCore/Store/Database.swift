@@ -79,6 +79,9 @@ package final class Database {
         }
     }
 
+    /// The row id of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Runs a statement that changes rows and returns the number of rows changed.
     @discardableResult
     package func run(_ sql: String, _ bindings: [SQLValue] = []) throws(EngineError) -> Int {

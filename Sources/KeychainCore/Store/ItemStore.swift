@@ -11,6 +11,8 @@ struct CandidateFilter {
     var groupHashes: [Data]?
     /// Blind-index hashes a row must have.
     var indexHashes: [(AttributeKey, Data)] = []
+    /// Search-term hashes a row must all have (``AttributeKey/searchTerms``).
+    var termHashes: [Data] = []
     /// Primary-key hashes, one of which a row must have (the caller's groups × the query's key). An exact lookup:
     /// SQL then reads every row the index gives for them, and the class, synchronizable and protection-class
     /// filters are the caller's to check against the authenticated row, so damage to a clear column is reported,
@@ -43,6 +45,7 @@ final class ItemStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.blob(PersistentReference.bytes(of: item.uuid))] + Self.values(of: item))
+        if !item.termHashes.isEmpty { try writeTerms(item.termHashes, of: database.lastInsertedRowID) }
         try changeLog.record(Self.change(.added, item))
     }
 
@@ -56,7 +59,17 @@ final class ItemStore {
             WHERE rowid = ?
             """,
             Self.values(of: item) + [.integer(rowID)])
+        try database.run("DELETE FROM item_terms WHERE item = ?", [.integer(rowID)])
+        try writeTerms(item.termHashes, of: rowID)
         try changeLog.record(Self.change(kind, item))
+    }
+
+    /// The rows of `item_terms` of a row (a row's go with it when it is deleted: a trigger).
+    private func writeTerms(_ hashes: [Data], of rowID: Int64) throws(EngineError) {
+        for hash in hashes {
+            try database.run(
+                "INSERT OR IGNORE INTO item_terms (term, item) VALUES (?, ?)", [.blob(hash), .integer(rowID)])
+        }
     }
 
     /// Deletes a row, recording its removal (with its access group when the caller read it).
@@ -78,6 +91,7 @@ final class ItemStore {
         if let groups = filter.groupHashes { bindings += groups.map { .blob($0) } }
         if let keys = filter.primaryKeyHashes { bindings += keys.map { .blob($0) } }
         bindings += filter.indexHashes.map { .blob($0.1) }
+        bindings += filter.termHashes.map { .blob($0) }
         let statement = try candidateStatements.statement(for: filter, in: database)
         try database.query(statement, bindings) { (row: Row) throws(EngineError) -> Bool in
             try body(try StoredRow(row))
@@ -148,6 +162,7 @@ private struct CandidateStatements {
         }
         if let groups = filter.groupHashes { shape |= (groups.count + 1) << 8 }
         if let keys = filter.primaryKeyHashes { shape |= (keys.count + 1) << 20 }
+        shape |= filter.termHashes.count << 32
         return shape
     }
 
@@ -172,6 +187,7 @@ private struct CandidateStatements {
                     ? "pk = ?" : "pk IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))")
         }
         for (attribute, _) in filter.indexHashes { conditions.append("\(attribute.rawValue) = ?") }
+        for _ in filter.termHashes { conditions.append("rowid IN (SELECT item FROM item_terms WHERE term = ?)") }
         return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.joined(separator: " AND ")) ORDER BY rowid"
     }
 }

@@ -112,6 +112,19 @@ enum Schema {
         """
         CREATE INDEX items_class ON items(class, agrp);
         """,
+        // Search terms (`sktm`): one blind index per term, so a Secret Service search by any attribute of its map
+        // reads only the rows holding it. A row's terms go with the row, whatever deletes it.
+        """
+        CREATE TABLE item_terms (
+            term BLOB NOT NULL,
+            item INTEGER NOT NULL,
+            PRIMARY KEY (term, item)
+        ) WITHOUT ROWID;
+        CREATE INDEX item_terms_item ON item_terms(item);
+        CREATE TRIGGER items_delete_terms AFTER DELETE ON items BEGIN
+            DELETE FROM item_terms WHERE item = old.rowid;
+        END;
+        """,
     ]
 
     /// What each migration adds that a reader can see (a table, a table's column, or an index: a name that starts
@@ -119,7 +132,7 @@ enum Schema {
     /// before anything is migrated.
     private static let marks: [(table: String, column: String?)] = [
         ("items", nil), ("integrity", nil), ("changes", "grp"), ("items", "acl"), ("changes", "pk"),
-        ("index:items_class", nil),
+        ("index:items_class", nil), ("item_terms", nil),
     ]
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.

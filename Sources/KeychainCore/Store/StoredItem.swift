@@ -9,6 +9,8 @@ struct StoredItem {
     var groupHash: Data
     var primaryKeyHash: Data
     var indexHashes: [AttributeKey: Data]
+    /// The blind indexes of its search terms (``AttributeKey/searchTerms``), one row of `item_terms` each.
+    var termHashes: [Data] = []
     var modificationTime: Double
     /// The change sequence of this version of the row, bound into its associated data.
     var sequence: Int64
