@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "CSystem.h"
 
@@ -59,6 +60,10 @@ static void load(void) {
                  "this program is linked statically, and a static program cannot load the TPM's libtss2 libraries");
         return;
     }
+    // tpm2-tss logs every failed command to standard error, which a refused authorization or a foreign blob
+    // are here (the caller gets the error, with the stack's text): quiet unless the user asked for its log.
+    // Set once, before the libraries are loaded, under load_once.
+    setenv("TSS2_LOG", "all+NONE", 0);
     void *esys = open_library("libtss2-esys.so.0", "libtss2-esys-3.0.2-0");
     if (!esys) return;
     void *tctildr = open_library("libtss2-tctildr.so.0", "libtss2-tctildr0");
