@@ -190,7 +190,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainTPMTests",
-            dependencies: ["TestSupport", "KeychainTPM", "CLibCrypto"]
+            dependencies: ["TestSupport", "KeychainTPM"]
         ),
         .testTarget(
             name: "FileProtectionTests",

@@ -62,7 +62,9 @@ public struct TPMBlob: Sendable, Hashable {
         var offset = 6
         var parts: [[UInt8]] = []
         for name in ["public area", "private area"] {
-            guard offset + 2 <= bytes.count else { throw TPMError(.invalidBlob, "TPM blob is cut short in its \(name)") }
+            guard offset + 2 <= bytes.count else {
+                throw TPMError(.invalidBlob, "TPM blob is cut short in its \(name)")
+            }
             let count = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
             offset += 2
             guard offset + count <= bytes.count else {

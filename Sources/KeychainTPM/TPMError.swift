@@ -60,12 +60,14 @@ public struct TPMError: Error, Sendable, CustomStringConvertible {
         switch code {
         case .unavailable: message = "\(operation): no TPM answers (\(hex): \(text))"
         case .lockout:
-            message = "\(operation): the TPM is in dictionary-attack lockout and refuses the key until it recovers "
+            message =
+                "\(operation): the TPM is in dictionary-attack lockout and refuses the key until it recovers "
                 + "(\(hex): \(text))"
         case .authorizationFailed:
             message = "\(operation): the TPM refused the authorization value (\(hex): \(text))"
         case .foreignBlob:
-            message = "\(operation): the TPM refused the blob as not its own: made by another TPM or altered "
+            message =
+                "\(operation): the TPM refused the blob as not its own: made by another TPM or altered "
                 + "(\(hex): \(text))"
         default: message = "\(operation) failed: \(hex): \(text)"
         }

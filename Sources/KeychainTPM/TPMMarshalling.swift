@@ -42,8 +42,9 @@ enum TPMMarshalling {
     ) throws(TPMError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: capacity)
         var offset = 0
-        let rc = bytes.withUnsafeMutableBufferPointer { buffer in
-            write(buffer.baseAddress!, capacity, &offset)
+        let rc = bytes.withUnsafeMutableBufferPointer { buffer -> TSS2_RC in
+            guard let base = buffer.baseAddress else { return TSS2_RC(TSS2_MU_RC_INSUFFICIENT_BUFFER) }
+            return write(base, capacity, &offset)
         }
         try TPMError.check(rc, "marshalling the \(what)")
         return Array(bytes.prefix(offset))
