@@ -43,7 +43,7 @@ enum TPMMarshalling {
         var bytes = [UInt8](repeating: 0, count: capacity)
         var offset = 0
         let rc = bytes.withUnsafeMutableBufferPointer { buffer -> TSS2_RC in
-            guard let base = buffer.baseAddress else { return TSS2_RC(TSS2_MU_RC_INSUFFICIENT_BUFFER) }
+            guard let base = buffer.baseAddress else { return TSS2_RC(TPM2_RC_FAILURE) }
             return write(base, capacity, &offset)
         }
         try TPMError.check(rc, "marshalling the \(what)")
