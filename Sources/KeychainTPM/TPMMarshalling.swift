@@ -43,7 +43,8 @@ enum TPMMarshalling {
         var bytes = [UInt8](repeating: 0, count: capacity)
         var offset = 0
         let rc = bytes.withUnsafeMutableBufferPointer { buffer -> TSS2_RC in
-            guard let base = buffer.baseAddress else { return TSS2_RC(TPM2_RC_FAILURE) }
+            // TPM_RC_FAILURE; never, as the buffer is not empty.
+            guard let base = buffer.baseAddress else { return 0x101 }
             return write(base, capacity, &offset)
         }
         try TPMError.check(rc, "marshalling the \(what)")
