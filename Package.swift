@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "KeychainTPM", dependencies: ["CTSS2", "CSystem"]),
         .target(
             name: "KeychainCore",
-            dependencies: ["CSodium", "CSQLite", "CSystem"]
+            dependencies: ["CSodium", "CSQLite", "CSystem", "KeychainTPM"]
         ),
         // Keys on OpenSSL's libcrypto (RSA, the NIST curves), in Apple's representations and algorithms: the layer
         // under Security's SecKey, and the keys keychaind will hold for apps.
@@ -166,8 +166,8 @@ let package = Package(
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: [
-                "TestSupport", "KeychainCore", "KeychainWire", "KeychainClient", "KeychainPrompts", "CSQLite",
-                "keychaind-probe", "prompt-probe",
+                "TestSupport", "KeychainCore", "KeychainWire", "KeychainClient", "KeychainPrompts", "KeychainTPM",
+                "CSQLite", "keychaind-probe", "prompt-probe",
             ]
         ),
         .testTarget(
