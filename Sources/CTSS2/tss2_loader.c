@@ -19,6 +19,8 @@ static struct {
     TSS2_RC (*Esys_TR_SetAuth)(ESYS_CONTEXT *esysContext, ESYS_TR handle, TPM2B_AUTH const *authValue);
     TSS2_RC (*Esys_TR_Close)(ESYS_CONTEXT *esysContext, ESYS_TR *rsrc_handle);
     TSS2_RC (*Esys_TR_FromTPMPublic)(ESYS_CONTEXT *esysContext, TPM2_HANDLE tpm_handle, ESYS_TR optionalSession1, ESYS_TR optionalSession2, ESYS_TR optionalSession3, ESYS_TR *object);
+    TSS2_RC (*Esys_StartAuthSession)(ESYS_CONTEXT *esysContext, ESYS_TR tpmKey, ESYS_TR bind, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_NONCE *nonceCaller, TPM2_SE sessionType, const TPMT_SYM_DEF *symmetric, TPMI_ALG_HASH authHash, ESYS_TR *sessionHandle);
+    TSS2_RC (*Esys_TRSess_SetAttributes)(ESYS_CONTEXT *esysContext, ESYS_TR session, TPMA_SESSION flags, TPMA_SESSION mask);
     TSS2_RC (*Esys_FlushContext)(ESYS_CONTEXT *esysContext, ESYS_TR flushHandle);
     TSS2_RC (*Esys_CreatePrimary)(ESYS_CONTEXT *esysContext, ESYS_TR primaryHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_SENSITIVE_CREATE *inSensitive, const TPM2B_PUBLIC *inPublic, const TPM2B_DATA *outsideInfo, const TPML_PCR_SELECTION *creationPCR, ESYS_TR *objectHandle, TPM2B_PUBLIC **outPublic, TPM2B_CREATION_DATA **creationData, TPM2B_DIGEST **creationHash, TPMT_TK_CREATION **creationTicket);
     TSS2_RC (*Esys_Create)(ESYS_CONTEXT *esysContext, ESYS_TR parentHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_SENSITIVE_CREATE *inSensitive, const TPM2B_PUBLIC *inPublic, const TPM2B_DATA *outsideInfo, const TPML_PCR_SELECTION *creationPCR, TPM2B_PRIVATE **outPrivate, TPM2B_PUBLIC **outPublic, TPM2B_CREATION_DATA **creationData, TPM2B_DIGEST **creationHash, TPMT_TK_CREATION **creationTicket);
@@ -84,6 +86,8 @@ static void load(void) {
     RESOLVE(esys, "libtss2-esys.so.0", Esys_TR_SetAuth);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_TR_Close);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_TR_FromTPMPublic);
+    RESOLVE(esys, "libtss2-esys.so.0", Esys_StartAuthSession);
+    RESOLVE(esys, "libtss2-esys.so.0", Esys_TRSess_SetAttributes);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_FlushContext);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_CreatePrimary);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_Create);
@@ -125,6 +129,8 @@ void ck_Esys_Free(void *ptr) { tss2.Esys_Free(ptr); }
 TSS2_RC ck_Esys_TR_SetAuth(ESYS_CONTEXT *esysContext, ESYS_TR handle, TPM2B_AUTH const *authValue) { return tss2.Esys_TR_SetAuth(esysContext, handle, authValue); }
 TSS2_RC ck_Esys_TR_Close(ESYS_CONTEXT *esysContext, ESYS_TR *rsrc_handle) { return tss2.Esys_TR_Close(esysContext, rsrc_handle); }
 TSS2_RC ck_Esys_TR_FromTPMPublic(ESYS_CONTEXT *esysContext, TPM2_HANDLE tpm_handle, ESYS_TR optionalSession1, ESYS_TR optionalSession2, ESYS_TR optionalSession3, ESYS_TR *object) { return tss2.Esys_TR_FromTPMPublic(esysContext, tpm_handle, optionalSession1, optionalSession2, optionalSession3, object); }
+TSS2_RC ck_Esys_StartAuthSession(ESYS_CONTEXT *esysContext, ESYS_TR tpmKey, ESYS_TR bind, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_NONCE *nonceCaller, TPM2_SE sessionType, const TPMT_SYM_DEF *symmetric, TPMI_ALG_HASH authHash, ESYS_TR *sessionHandle) { return tss2.Esys_StartAuthSession(esysContext, tpmKey, bind, shandle1, shandle2, shandle3, nonceCaller, sessionType, symmetric, authHash, sessionHandle); }
+TSS2_RC ck_Esys_TRSess_SetAttributes(ESYS_CONTEXT *esysContext, ESYS_TR session, TPMA_SESSION flags, TPMA_SESSION mask) { return tss2.Esys_TRSess_SetAttributes(esysContext, session, flags, mask); }
 TSS2_RC ck_Esys_FlushContext(ESYS_CONTEXT *esysContext, ESYS_TR flushHandle) { return tss2.Esys_FlushContext(esysContext, flushHandle); }
 TSS2_RC ck_Esys_CreatePrimary(ESYS_CONTEXT *esysContext, ESYS_TR primaryHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_SENSITIVE_CREATE *inSensitive, const TPM2B_PUBLIC *inPublic, const TPM2B_DATA *outsideInfo, const TPML_PCR_SELECTION *creationPCR, ESYS_TR *objectHandle, TPM2B_PUBLIC **outPublic, TPM2B_CREATION_DATA **creationData, TPM2B_DIGEST **creationHash, TPMT_TK_CREATION **creationTicket) { return tss2.Esys_CreatePrimary(esysContext, primaryHandle, shandle1, shandle2, shandle3, inSensitive, inPublic, outsideInfo, creationPCR, objectHandle, outPublic, creationData, creationHash, creationTicket); }
 TSS2_RC ck_Esys_Create(ESYS_CONTEXT *esysContext, ESYS_TR parentHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_SENSITIVE_CREATE *inSensitive, const TPM2B_PUBLIC *inPublic, const TPM2B_DATA *outsideInfo, const TPML_PCR_SELECTION *creationPCR, TPM2B_PRIVATE **outPrivate, TPM2B_PUBLIC **outPublic, TPM2B_CREATION_DATA **creationData, TPM2B_DIGEST **creationHash, TPMT_TK_CREATION **creationTicket) { return tss2.Esys_Create(esysContext, parentHandle, shandle1, shandle2, shandle3, inSensitive, inPublic, outsideInfo, creationPCR, outPrivate, outPublic, creationData, creationHash, creationTicket); }

@@ -31,13 +31,15 @@ extension TPMContext {
             var buffer = TPM2B_MAX_BUFFER()
             defer { ck_zero(&buffer, MemoryLayout<TPM2B_MAX_BUFFER>.size) }
             buffer.size = try TPMBuffers.fill(&buffer.buffer, with: data, what: "the data to HMAC")
-            return try session.withLoaded(blob, kind: .hmacKey, auth: auth, operation: "computing an HMAC") {
-                (handle) throws(TPMError) -> [UInt8] in
+            return try session.withLoaded(
+                blob, kind: .hmacKey, auth: auth, operation: "computing an HMAC",
+                encrypting: TPMA_SESSION(TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT)
+            ) { (handle, encrypted) throws(TPMError) -> [UInt8] in
                 var digest: UnsafeMutablePointer<TPM2B_DIGEST>?
                 try TPMError.check(
                     ck_Esys_HMAC(
-                        session.esys, handle, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
-                        &buffer, TPMI_ALG_HASH(TPM2_ALG_SHA256), &digest),
+                        session.esys, handle, encrypted, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &buffer,
+                        TPMI_ALG_HASH(TPM2_ALG_SHA256), &digest),
                     "computing an HMAC with the TPM key")
                 defer { TPMBuffers.zeroAndFree(digest) }
                 guard let digest else { throw TPMError(.failed, "computing an HMAC: the TPM returned no digest") }

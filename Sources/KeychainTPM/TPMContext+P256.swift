@@ -53,8 +53,11 @@ extension TPMContext {
             throw TPMError(.invalidArgument, "a SHA-256 digest is 32 bytes, not \(digest.count)")
         }
         return try withSession { (session) throws(TPMError) -> [UInt8] in
-            try session.withLoaded(key.blob, kind: .p256Key, auth: auth, operation: "signing") {
-                (handle) throws(TPMError) -> [UInt8] in
+            // The signature is no secret (and not a sized buffer, which alone a session can encrypt).
+            try session.withLoaded(
+                key.blob, kind: .p256Key, auth: auth, operation: "signing",
+                encrypting: TPMA_SESSION(TPMA_SESSION_DECRYPT)
+            ) { (handle, encrypted) throws(TPMError) -> [UInt8] in
                 var message = TPM2B_DIGEST()
                 message.size = try TPMBuffers.fill(&message.buffer, with: digest, what: "the digest")
                 var scheme = TPMT_SIG_SCHEME()
@@ -67,7 +70,7 @@ extension TPMContext {
                 var signature: UnsafeMutablePointer<TPMT_SIGNATURE>?
                 try TPMError.check(
                     ck_Esys_Sign(
-                        session.esys, handle, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
+                        session.esys, handle, encrypted, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
                         &message, &scheme, &validation, &signature),
                     "signing with the TPM's P-256 key")
                 defer { TPMBuffers.zeroAndFree(signature) }
@@ -91,15 +94,17 @@ extension TPMContext {
                 "the peer's public key is \(peer.count) bytes; a P-256 key in X9.63 form is 65, starting with 0x04")
         }
         return try withSession { (session) throws(TPMError) -> [UInt8] in
-            try session.withLoaded(key.blob, kind: .p256Key, auth: auth, operation: "key agreement") {
-                (handle) throws(TPMError) -> [UInt8] in
+            try session.withLoaded(
+                key.blob, kind: .p256Key, auth: auth, operation: "key agreement",
+                encrypting: TPMA_SESSION(TPMA_SESSION_ENCRYPT)
+            ) { (handle, encrypted) throws(TPMError) -> [UInt8] in
                 var point = TPM2B_ECC_POINT()
                 point.point.x.size = try TPMBuffers.fill(&point.point.x.buffer, with: Array(peer[1..<33]), what: "X")
                 point.point.y.size = try TPMBuffers.fill(&point.point.y.buffer, with: Array(peer[33..<65]), what: "Y")
                 var shared: UnsafeMutablePointer<TPM2B_ECC_POINT>?
                 try TPMError.check(
                     ck_Esys_ECDH_ZGen(
-                        session.esys, handle, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
+                        session.esys, handle, encrypted, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
                         &point, &shared),
                     "key agreement with the TPM's P-256 key")
                 defer { TPMBuffers.zeroAndFree(shared) }

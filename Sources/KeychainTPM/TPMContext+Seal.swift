@@ -27,12 +27,13 @@ extension TPMContext {
     /// The secret ``seal(_:)`` sealed in `blob`; ``TPMError/Code/foreignBlob`` when another TPM sealed it.
     public func unseal(_ blob: SealedBlob) throws(TPMError) -> [UInt8] {
         try withSession { (session) throws(TPMError) -> [UInt8] in
-            try session.withLoaded(blob, kind: .sealedData, operation: "unsealing") { (handle) throws(TPMError) in
+            try session.withLoaded(
+                blob, kind: .sealedData, operation: "unsealing", encrypting: TPMA_SESSION(TPMA_SESSION_ENCRYPT)
+            ) { (handle, encrypted) throws(TPMError) in
                 var data: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
                 try TPMError.check(
                     ck_Esys_Unseal(
-                        session.esys, handle, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
-                        &data),
+                        session.esys, handle, encrypted, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &data),
                     "unsealing")
                 defer { TPMBuffers.zeroAndFree(data) }
                 guard let data else { throw TPMError(.failed, "unsealing: the TPM returned no data") }

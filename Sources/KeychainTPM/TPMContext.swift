@@ -134,11 +134,14 @@ final class TPMSession {
         var pcrs = TPML_PCR_SELECTION()
         var outPrivate: UnsafeMutablePointer<TPM2B_PRIVATE>?
         var outPublic: UnsafeMutablePointer<TPM2B_PUBLIC>?
-        try TPMError.check(
-            ck_Esys_Create(
-                esys, primary, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &sensitive,
-                &template, &outsideInfo, &pcrs, &outPrivate, &outPublic, nil, nil, nil),
-            operation)
+        // The sensitive data (a secret to seal, an authorization value) crosses to the TPM encrypted.
+        try withEncryptedSession(TPMA_SESSION(TPMA_SESSION_DECRYPT)) { (session) throws(TPMError) in
+            try TPMError.check(
+                ck_Esys_Create(
+                    esys, primary, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &sensitive, &template,
+                    &outsideInfo, &pcrs, &outPrivate, &outPublic, nil, nil, nil),
+                operation)
+        }
         defer {
             TPMBuffers.zeroAndFree(outPrivate)
             TPMBuffers.zeroAndFree(outPublic)
@@ -151,26 +154,63 @@ final class TPMSession {
             privateArea: try TPMMarshalling.marshal(outPrivate.pointee))
     }
 
-    /// Loads a blob of `kind` under the primary, sets its authorization value, runs `body` with its handle and
-    /// flushes it from the TPM whatever happens.
+    /// Loads a blob of `kind` under the primary in an encrypted session (``withEncryptedSession(_:_:)``), sets
+    /// its authorization value, and runs `body` with its handle and the session, whose attributes are then
+    /// `encrypting` (which of the command's first parameter and the response's first parameter travel
+    /// encrypted); flushes both from the TPM whatever happens.
     func withLoaded<Result>(
-        _ blob: TPMBlob, kind: TPMBlob.Kind, auth: [UInt8] = [], operation: String,
-        _ body: (ESYS_TR) throws(TPMError) -> Result
+        _ blob: TPMBlob, kind: TPMBlob.Kind, auth: [UInt8] = [], operation: String, encrypting: TPMA_SESSION,
+        _ body: (ESYS_TR, ESYS_TR) throws(TPMError) -> Result
     ) throws(TPMError) -> Result {
         try blob.require(kind)
         var inPublic = try TPMMarshalling.unmarshalPublic(blob.publicArea)
         var inPrivate = try TPMMarshalling.unmarshalPrivate(blob.privateArea)
-        var handle = ESYS_TR(ESYS_TR_NONE)
+        return try withEncryptedSession(0) { (session) throws(TPMError) -> Result in
+            var handle = ESYS_TR(ESYS_TR_NONE)
+            try TPMError.check(
+                ck_Esys_Load(
+                    esys, primary, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &inPrivate, &inPublic,
+                    &handle),
+                "\(operation): loading the \(kind) into the TPM")
+            defer { _ = ck_Esys_FlushContext(esys, handle) }
+            var authValue = TPM2B_AUTH()
+            defer { ck_zero(&authValue, MemoryLayout<TPM2B_AUTH>.size) }
+            authValue.size = try TPMBuffers.fill(&authValue.buffer, with: auth, what: "the authorization value")
+            try TPMError.check(
+                ck_Esys_TR_SetAuth(esys, handle, &authValue), "\(operation): setting the authorization")
+            try setAttributes(of: session, encrypting)
+            return try body(handle, session)
+        }
+    }
+
+    /// Runs `body` with a new HMAC session salted with the storage primary key, with `encrypting` among its
+    /// attributes, and flushes it after. Authorization values then never cross to the TPM (the session proves them
+    /// with an HMAC), and the parameters marked travel encrypted with AES-128-CFB under the session key, which only
+    /// this process and the TPM know: whoever listens on the bus or the TCTI sees neither.
+    func withEncryptedSession<Result>(
+        _ encrypting: TPMA_SESSION, _ body: (ESYS_TR) throws(TPMError) -> Result
+    ) throws(TPMError) -> Result {
+        var symmetric = TPMT_SYM_DEF()
+        symmetric.algorithm = TPMI_ALG_SYM(TPM2_ALG_AES)
+        symmetric.keyBits.aes = 128
+        symmetric.mode.aes = TPMI_ALG_SYM_MODE(TPM2_ALG_CFB)
+        var session = ESYS_TR(ESYS_TR_NONE)
         try TPMError.check(
-            ck_Esys_Load(
-                esys, primary, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &inPrivate,
-                &inPublic, &handle),
-            "\(operation): loading the \(kind) into the TPM")
-        defer { _ = ck_Esys_FlushContext(esys, handle) }
-        var authValue = TPM2B_AUTH()
-        defer { ck_zero(&authValue, MemoryLayout<TPM2B_AUTH>.size) }
-        authValue.size = try TPMBuffers.fill(&authValue.buffer, with: auth, what: "the authorization value")
-        try TPMError.check(ck_Esys_TR_SetAuth(esys, handle, &authValue), "\(operation): setting the authorization")
-        return try body(handle)
+            ck_Esys_StartAuthSession(
+                esys, primary, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
+                ESYS_TR(ESYS_TR_NONE), nil, TPM2_SE(TPM2_SE_HMAC), &symmetric, TPMI_ALG_HASH(TPM2_ALG_SHA256),
+                &session),
+            "starting an encrypted session with the TPM")
+        defer { _ = ck_Esys_FlushContext(esys, session) }
+        try setAttributes(of: session, encrypting)
+        return try body(session)
+    }
+
+    /// Sets the session's attributes to `encrypting`, kept open across commands (it is flushed explicitly).
+    private func setAttributes(of session: ESYS_TR, _ encrypting: TPMA_SESSION) throws(TPMError) {
+        try TPMError.check(
+            ck_Esys_TRSess_SetAttributes(
+                esys, session, TPMA_SESSION(TPMA_SESSION_CONTINUESESSION) | encrypting, 0xFF),
+            "setting the TPM session's attributes")
     }
 }

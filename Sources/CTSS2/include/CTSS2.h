@@ -28,6 +28,12 @@ TSS2_RC ck_Esys_TR_SetAuth(ESYS_CONTEXT *esysContext, ESYS_TR handle, TPM2B_AUTH
 TSS2_RC ck_Esys_TR_Close(ESYS_CONTEXT *esysContext, ESYS_TR *rsrc_handle);
 TSS2_RC ck_Esys_TR_FromTPMPublic(ESYS_CONTEXT *esysContext, TPM2_HANDLE tpm_handle, ESYS_TR optionalSession1,
                                  ESYS_TR optionalSession2, ESYS_TR optionalSession3, ESYS_TR *object);
+TSS2_RC ck_Esys_StartAuthSession(ESYS_CONTEXT *esysContext, ESYS_TR tpmKey, ESYS_TR bind, ESYS_TR shandle1,
+                                  ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_NONCE *nonceCaller,
+                                  TPM2_SE sessionType, const TPMT_SYM_DEF *symmetric, TPMI_ALG_HASH authHash,
+                                  ESYS_TR *sessionHandle);
+TSS2_RC ck_Esys_TRSess_SetAttributes(ESYS_CONTEXT *esysContext, ESYS_TR session, TPMA_SESSION flags,
+                                     TPMA_SESSION mask);
 TSS2_RC ck_Esys_FlushContext(ESYS_CONTEXT *esysContext, ESYS_TR flushHandle);
 TSS2_RC ck_Esys_CreatePrimary(ESYS_CONTEXT *esysContext, ESYS_TR primaryHandle, ESYS_TR shandle1, ESYS_TR shandle2,
                               ESYS_TR shandle3, const TPM2B_SENSITIVE_CREATE *inSensitive,
