@@ -67,10 +67,13 @@ enum DeviceKeyTPM {
                 "the device key \(path) is sealed by a TPM, and the TPM cannot be reached: \(error.message)")
         }
         guard let context else {
+            // No TPM named: either none here, or the default device without the software stack to reach it.
+            let reason =
+                TPMContext.loadFailure().map { "the TPM software stack cannot be loaded: \($0)" }
+                ?? "\(TPMContext.defaultDevice) does not exist and \(TPMContext.environmentVariable) names none"
             throw EngineError(
                 .interactionNotAllowed,
-                "the device key \(path) is sealed by a TPM, and no TPM is configured here (\(TPMContext.defaultDevice) "
-                    + "does not exist and \(TPMContext.environmentVariable) names none)")
+                "the device key \(path) is sealed by a TPM, and no TPM is configured here (\(reason))")
         }
         var bytes: [UInt8]
         do {
