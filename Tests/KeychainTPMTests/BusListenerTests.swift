@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 @Suite(
-    "TPM traffic", .enabled(if: TPMTests.available, "needs swtpm and libtss2 (scripts/bootstrap installs them)"))
+    "TPM traffic", .enabled(if: TPMTests.available, TPMTests.skipComment))
 struct BusListenerTests {
     @Test("attack: a listener on the TPM's wire sees neither a sealed secret, nor an authorization value, nor an HMAC")
     func listenerSeesNoSecret() throws {

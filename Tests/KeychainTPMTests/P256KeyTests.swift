@@ -5,7 +5,7 @@ import Testing
 
 @Suite(
     "TPM P-256 keys",
-    .enabled(if: TPMTests.available, "needs swtpm and libtss2 (scripts/bootstrap installs them)"),
+    .enabled(if: TPMTests.available, TPMTests.skipComment),
     .enabled(if: OpenSSLCommand.isInstalled, "no openssl command"))
 struct P256KeyTests {
     /// The DER SubjectPublicKeyInfo header of a P-256 key (id-ecPublicKey, prime256v1, a 66-byte BIT STRING).

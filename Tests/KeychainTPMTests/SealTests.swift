@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 @Suite(
-    "TPM sealing", .enabled(if: TPMTests.available, "needs swtpm and libtss2 (scripts/bootstrap installs them)"))
+    "TPM sealing", .enabled(if: TPMTests.available, TPMTests.skipComment))
 struct SealTests {
     @Test("a secret sealed to the TPM unseals to the same bytes, and the blob survives serialization")
     func roundTrip() throws {

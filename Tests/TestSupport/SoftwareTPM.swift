@@ -18,6 +18,8 @@ public final class SoftwareTPM: @unchecked Sendable {
     public var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
     /// The TPM's state directory (its seeds and NV memory).
     public let stateDirectory: URL
+    /// The swtpm process's id while it runs.
+    public var processIdentifier: pid_t? { process?.processIdentifier }
     /// The command port (the control port is the next one).
     public private(set) var port: UInt16 = 0
     private let directory: TemporaryDirectory
