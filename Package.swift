@@ -17,6 +17,8 @@ let package = Package(
         // Apple's CommonCrypto digests, HMAC, AES and PBKDF2, which key code imports beside Security.
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .library(name: "KeychainSync", targets: ["KeychainSync"]),
+        // The TPM 2.0 as the keychain's hardware root of trust (DESIGN §15, issue 26).
+        .library(name: "KeychainTPM", targets: ["KeychainTPM"]),
         .executable(name: "keychaind", targets: ["keychaind"]),
     ],
     targets: [
@@ -46,11 +48,17 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // The TPM 2.0 software stack's ESAPI (tpm2-tss), loaded with dlopen on first use instead of linked, so a machine
+        // without libtss2 still runs (its headers come from Debian's libtss2-dev).
+        .target(name: "CTSS2", dependencies: ["CSystem"]),
         // System calls Swift's Glibc module hides (they need _GNU_SOURCE): prctl, O_TMPFILE, explicit_bzero.
         .target(name: "CSystem"),
+        // The TPM 2.0 (DESIGN §15): a storage primary key, sealed data, HMAC keys the TPM's dictionary-attack
+        // protection guards, NV counters and P-256 keys that never leave it. Below KeychainCore, which may use it.
+        .target(name: "KeychainTPM", dependencies: ["CTSS2", "CSystem"]),
         .target(
             name: "KeychainCore",
-            dependencies: ["CSodium", "CSQLite", "CSystem"]
+            dependencies: ["CSodium", "CSQLite", "CSystem", "KeychainTPM"]
         ),
         // Keys on OpenSSL's libcrypto (RSA, the NIST curves), in Apple's representations and algorithms: the layer
         // under Security's SecKey, and the keys keychaind will hold for apps.
@@ -158,8 +166,8 @@ let package = Package(
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: [
-                "TestSupport", "KeychainCore", "KeychainWire", "KeychainClient", "KeychainPrompts", "CSQLite",
-                "keychaind-probe", "prompt-probe",
+                "TestSupport", "KeychainCore", "KeychainWire", "KeychainClient", "KeychainPrompts", "KeychainTPM",
+                "CSQLite", "keychaind-probe", "prompt-probe",
             ]
         ),
         .testTarget(
@@ -179,6 +187,10 @@ let package = Package(
         .testTarget(
             name: "KeychainKeysTests",
             dependencies: ["TestSupport", "KeychainKeys", "KeychainCore", "CommonCrypto"]
+        ),
+        .testTarget(
+            name: "KeychainTPMTests",
+            dependencies: ["TestSupport", "KeychainTPM"]
         ),
         .testTarget(
             name: "FileProtectionTests",

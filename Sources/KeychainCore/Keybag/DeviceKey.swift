@@ -8,6 +8,9 @@ import Foundation
 
 /// The device key: 32 random bytes in a 0600 file beside the database, the root of every other key (the
 /// iPhone's UID key). Created once, atomically, even when several processes open a new keychain together.
+///
+/// Format 1 holds the key itself; format 2 holds it sealed by a TPM (``DeviceKeyTPM``), chosen when a new key is
+/// made where a TPM answers.
 enum DeviceKey {
     private static let magic: [UInt8] = Array("SKDK".utf8) + [1]
     private static var fileByteCount: Int { magic.count + SecretKey.byteCount }
@@ -41,8 +44,15 @@ enum DeviceKey {
             throw EngineError(
                 .invalidKeychain, "the device key \(path) is readable by others (mode \(mode)); run chmod 600 on it")
         }
-        let key = try SecretKey.zeroed()
         let header = try file.readBytes(count: magic.count)
+        if header == DeviceKeyTPM.magic {
+            let blob = try file.readBytes(count: DeviceKeyTPM.maximumBlobByteCount + 1)
+            guard blob.count <= DeviceKeyTPM.maximumBlobByteCount else {
+                throw EngineError(.invalidKeychain, "the device key \(path) is damaged (too long for a sealed key)")
+            }
+            return try DeviceKeyTPM.unseal(blob, path: path)
+        }
+        let key = try SecretKey.zeroed()
         let keyCount = try key.storage.withUnsafeMutableBytes { (buffer) throws(EngineError) -> Int in
             try file.read(into: buffer)
         }
@@ -56,11 +66,16 @@ enum DeviceKey {
     /// ``install(_:in:)`` and removes the temporary file either way).
     static func stage(in directory: KeychainDirectory, suffix: String) throws(EngineError) -> (SecretKey, String) {
         let temporary = directory.deviceKeyPath + suffix
+        let tpm = try DeviceKeyTPM.contextForNewKey()
         let file = try FileDescriptor<EngineError>.createExclusively(temporary)
         do throws(EngineError) {
             let key = try SecretKey.random()
-            try file.write(magic)
-            try key.withUnsafeBytes { (buffer) throws(EngineError) in try file.write(buffer) }
+            if let tpm {
+                try file.write(try DeviceKeyTPM.sealedFile(key, by: tpm))
+            } else {
+                try file.write(magic)
+                try key.withUnsafeBytes { (buffer) throws(EngineError) in try file.write(buffer) }
+            }
             try file.synchronize()
             try file.close()
             return (key, temporary)

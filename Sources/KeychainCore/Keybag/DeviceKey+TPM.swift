@@ -1,0 +1,102 @@
+import KeychainTPM
+
+/// The device key sealed by a TPM 2.0 (DESIGN §15, issue 26): `device.key` format 2 holds the key as a blob only
+/// the TPM that sealed it can open, so a copied keychain directory is useless on any other machine.
+///
+/// A new keychain is sealed to the TPM named by `KEYCHAIN_TPM` (a TCTI; `none` for the file key even where a TPM
+/// exists), or to `/dev/tpmrm0` when the variable is not set and that device answers; otherwise the device key is
+/// the plain file of format 1. A keychain of format 2 opens only where that TPM answers.
+enum DeviceKeyTPM {
+    /// `device.key` format 2: "SKDK", 2, then the sealed blob (``TPMBlob``'s own format).
+    static let magic: [UInt8] = Array("SKDK".utf8) + [2]
+    /// The longest sealed blob read (a sealed 32-byte key is about 250 bytes).
+    static let maximumBlobByteCount = 4096
+
+    /// The TCTI to use instead of `KEYCHAIN_TPM` in this task (tests give each keychain a software TPM of its own
+    /// this way, where setting the process's environment would reach every test at once); `none` for no TPM.
+    @TaskLocal package static var tcti: String?
+
+    /// The environment the TPM is chosen from: ``tcti`` when set, else the process's `KEYCHAIN_TPM` (never read in
+    /// a process started with `AT_SECURE`, whose environment is its caller's choice).
+    private static var environment: [String: String] {
+        if let tcti { return [TPMContext.environmentVariable: tcti] }
+        guard let named = ProcessEnvironment.current[TPMContext.environmentVariable] else { return [:] }
+        return [TPMContext.environmentVariable: named]
+    }
+
+    /// The TPM a new device key is sealed to, or `nil` for the file key. A TPM named in the environment that does
+    /// not answer is an error (the user asked for it); the default device that cannot be used (no libtss2, no
+    /// permission on it) means the file key.
+    static func contextForNewKey() throws(EngineError) -> TPMContext? {
+        let environment = environment
+        do {
+            return try TPMContext.open(environment: environment)
+        } catch {
+            guard environment[TPMContext.environmentVariable] != nil else { return nil }
+            throw EngineError(
+                .notAvailable, "cannot seal the new keychain's device key to the TPM: \(error.message)")
+        }
+    }
+
+    /// The bytes of a format-2 `device.key` holding `key` sealed by `context`.
+    static func sealedFile(_ key: SecretKey, by context: TPMContext) throws(EngineError) -> [UInt8] {
+        var bytes = key.withUnsafeBytes { Array($0) }
+        defer { zero(&bytes) }
+        do {
+            return magic + (try context.seal(bytes).serialized())
+        } catch {
+            throw EngineError(.notAvailable, "cannot seal the new keychain's device key to the TPM: \(error.message)")
+        }
+    }
+
+    /// The device key sealed in `blob` (the bytes after a format-2 header), unsealed by the TPM this process is
+    /// configured for; errors name the TPM that is missing or refuses it.
+    static func unseal(_ blob: [UInt8], path: String) throws(EngineError) -> SecretKey {
+        let sealed: TPMBlob
+        do {
+            sealed = try TPMBlob(serialized: blob)
+        } catch {
+            throw EngineError(.invalidKeychain, "the device key \(path) is damaged: \(error.message)")
+        }
+        let context: TPMContext?
+        do {
+            context = try TPMContext.open(environment: environment)
+        } catch {
+            throw EngineError(
+                .interactionNotAllowed,
+                "the device key \(path) is sealed by a TPM, and the TPM cannot be reached: \(error.message)")
+        }
+        guard let context else {
+            // No TPM named: either none here, or the default device without the software stack to reach it.
+            let reason =
+                TPMContext.loadFailure().map { "the TPM software stack cannot be loaded: \($0)" }
+                ?? "\(TPMContext.defaultDevice) does not exist and \(TPMContext.environmentVariable) names none"
+            throw EngineError(
+                .interactionNotAllowed,
+                "the device key \(path) is sealed by a TPM, and no TPM is configured here (\(reason))")
+        }
+        var bytes: [UInt8]
+        do {
+            bytes = try context.unseal(sealed)
+        } catch  where error.code == .foreignBlob {
+            throw EngineError(
+                .invalidKeychain,
+                "the device key \(path) is sealed by another TPM than the one at \(context.tcti) (a keychain copied "
+                    + "from another machine opens only there): \(error.message)")
+        } catch {
+            throw EngineError(
+                .interactionNotAllowed,
+                "the TPM at \(context.tcti) did not unseal the device key \(path): \(error.message)")
+        }
+        defer { zero(&bytes) }
+        do {
+            return try SecretKey(copying: bytes)
+        } catch {
+            throw EngineError(.invalidKeychain, "the device key \(path) sealed by the TPM is not a 32-byte key")
+        }
+    }
+
+    private static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    }
+}
