@@ -3,7 +3,7 @@
 SWIFT ?= swift
 export SWIFT_BACKTRACE ?= enable=no
 
-.PHONY: bootstrap build test lint demo bench cli static-security install uninstall soak files-soak docs fuzz-security fuzz-files fuzz-daemon \
+.PHONY: bootstrap build test lint demo bench bench-secret-service cli static-security install uninstall soak files-soak docs fuzz-security fuzz-files fuzz-daemon \
 	clean
 
 # Release builds link the Swift runtime in (-static-stdlib), not position-independent (no relocations of the
@@ -47,11 +47,20 @@ demo: bootstrap
 # keychaind-probe, which floods the daemon as another user); its sync figures run on a folder store and on a
 # throwaway PostgreSQL server (scripts/with-test-postgres).
 bench: bootstrap static-security
+	scripts/bootstrap --bench
 	$(SWIFT) build $(RELEASE) --product keychain-bench
 	$(SWIFT) build $(RELEASE) --product keychaind
 	$(SWIFT) build $(RELEASE) --product keychaind-probe
+	$(SWIFT) build $(RELEASE) --product keychain-secret-service
 	KEYCHAIN_BENCH_SECURITY=$(STATIC_BIN)/security \
 		scripts/with-test-postgres $(RELEASE_BIN)/keychain-bench $(BENCH_ARGS)
+	scripts/bench-secret-service $(RELEASE_BIN)/keychain-secret-service
+
+# The Secret Service beside gnome-keyring only (python clients on private buses; see scripts/bench-secret-service).
+bench-secret-service: bootstrap
+	scripts/bootstrap --bench
+	$(SWIFT) build $(RELEASE) --product keychain-secret-service
+	scripts/bench-secret-service $(RELEASE_BIN)/keychain-secret-service
 
 # The release `security` command; prints where it is (copy it anywhere on your PATH).
 cli: static-security
