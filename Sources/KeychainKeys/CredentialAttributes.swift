@@ -61,14 +61,16 @@ package enum CredentialAttributes {
         )
     }
 
-    /// The attributes and secret of a certificate item: type, encoding, subject, issuer, serial number, subject key
+    /// The attributes and secret of a certificate item: type, encoding, subject and issuer (normalized content), serial number, subject key
     /// identifier, the SHA-1 of its public key (which its private key's `klbl` matches) and, unless given, the
     /// subject summary as the label.
     package static func certificate(
         _ certificate: Certificate, given: ItemAttributes
     ) throws(EngineError) -> (attributes: ItemAttributes, data: Data) {
-        guard let issuer = certificate.issuerDER, let serial = certificate.serialNumber,
-            let subject = certificate.subjectDER
+        // Apple's form: the names' normalized content (DistinguishedName), so two encodings of a name match.
+        guard let issuer = certificate.issuerDER.flatMap(DistinguishedName.normalizedContent(of:)),
+            let serial = certificate.serialNumber,
+            let subject = certificate.subjectDER.flatMap(DistinguishedName.normalizedContent(of:))
         else {
             throw EngineError(.decode, "the certificate's issuer, subject or serial number cannot be read")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainKeys
 import KeychainPrompts
 
 /// The four SecItem operations: each dictionary checked against the operation's rules (DESIGN §6, then Apple's
@@ -189,6 +190,13 @@ extension SecItemDictionary {
             for (attribute, value) in try SecItemCredentials.attributes(identifying: reference) {
                 attributes[attribute] = value
             }
+        }
+        // An issuer given as a whole DER name is compared as Apple compares it: by its normalized content, which a
+        // certificate item stores.
+        if case .data(let issuer)? = attributes[.issuer],
+            let normalized = DistinguishedName.normalizedContent(of: issuer)
+        {
+            attributes[.issuer] = .data(normalized)
         }
         if persistentReference != nil {
             var keys = attributes.keys.map(\.rawValue)

@@ -73,6 +73,18 @@ public func SecCertificateCopySerialNumberData(
     return NSData(data: serial)
 }
 
+/// The certificate's issuer name, normalized as Apple's keychain compares names (PrintableString values upper-cased,
+/// their blanks collapsed), as a DER SEQUENCE; `nil` when the name cannot be read.
+public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
+    certificate.certificate.issuerDER.flatMap(DistinguishedName.normalizedSequence(of:)).map { NSData(data: $0) }
+}
+
+/// The certificate's subject name, normalized as ``SecCertificateCopyNormalizedIssuerSequence(_:)`` normalizes the
+/// issuer's.
+public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
+    certificate.certificate.subjectDER.flatMap(DistinguishedName.normalizedSequence(of:)).map { NSData(data: $0) }
+}
+
 /// The certified public key, or `nil` when it is not an RSA or NIST-curve key.
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
     guard let key = try? certificate.certificate.publicKey() else { return nil }
