@@ -18,6 +18,9 @@ public final class ProtectedFileReader {
     public let url: URL
     /// The file's protection class.
     public let protection: FileProtectionClass
+    /// How many bytes of plaintext the file holds, as its size says (each chunk's overhead taken off); what reading
+    /// it yields once every chunk has been authenticated.
+    public let plaintextByteCount: Int64
 
     private let backend: any KeychainBackend
     private let file: Descriptor
@@ -48,6 +51,11 @@ public final class ProtectedFileReader {
             throw FileProtectionError(error, path: path)
         }
         streamBinding = header.streamBinding
+        // The header is read: what follows is sealed chunks, each the chunk's bytes and the stream's overhead.
+        let body = Int64(try file.size()) - Int64(try file.offset())
+        let sealedChunk = Int64(header.chunkByteCount + SecretStream.overhead)
+        let chunks = max(1, (body + sealedChunk - 1) / sealedChunk)
+        plaintextByteCount = max(0, body - chunks * Int64(SecretStream.overhead))
         sealed = ByteBuffer(count: header.chunkByteCount + SecretStream.overhead)
         plaintext = ByteBuffer(count: header.chunkByteCount)
     }

@@ -99,15 +99,21 @@ public struct ProtectedFiles: Sendable {
     }
 
     /// Protects a plain file: streams `input` into a protected file at `output` of class `protection`, in
-    /// constant memory. `output` may be `input` itself; it is replaced atomically once complete.
+    /// constant memory. `output` may be `input` itself; it is replaced atomically once complete. `progress`, when
+    /// given, hears the bytes of `input` done so far and their total after each chunk.
     public func protect(
-        contentsOf input: URL, to output: URL, protection: FileProtectionClass
+        contentsOf input: URL, to output: URL, protection: FileProtectionClass,
+        progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
     ) throws(FileProtectionError) {
         let source = try Descriptor.openForReading(input.path)
+        let total = Int64(try source.size())
         let writer = try writer(to: output, protection: protection)
         let buffer = ByteBuffer(count: chunkByteCount)
+        var done: Int64 = 0
         while case let count = try source.read(into: buffer.bytes), count > 0 {
             try writer.write(buffer.prefix(count))
+            done += Int64(count)
+            progress?(done, max(total, done))
         }
         try writer.close()
     }
@@ -115,12 +121,19 @@ public struct ProtectedFiles: Sendable {
     /// Unprotects a file: streams the protected file `input` into a plain file at `output` (mode 0600), in
     /// constant memory. `output` appears only once the whole of `input` has been authenticated: for a damaged file
     /// it is not created, and an existing one is left as it was.
-    public func unprotect(contentsOf input: URL, to output: URL) throws(FileProtectionError) {
+    /// `progress`, when given, hears the plaintext bytes done so far and their total after each chunk.
+    public func unprotect(
+        contentsOf input: URL, to output: URL, progress: ((_ done: Int64, _ total: Int64) -> Void)? = nil
+    ) throws(FileProtectionError) {
         let reader = try reader(from: input)
+        let total = reader.plaintextByteCount
         let destination = try AtomicFile(destination: output)
         let buffer = ByteBuffer(count: chunkByteCount)
+        var done: Int64 = 0
         while case let count = try reader.read(into: buffer.bytes), count > 0 {
             try destination.file.write(buffer.prefix(count))
+            done += Int64(count)
+            progress?(done, max(total, done))
         }
         try destination.commit()
     }

@@ -263,3 +263,31 @@ struct BackupVerbTests {
         #expect(verified.status == 0, "\(verified.errors)")
     }
 }
+
+/// Progress on long work: on a terminal only, rate-limited, erased at the end.
+@Suite("Progress lines: protect-file and unprotect-file of a large file show done of total, rate and time left")
+struct ProgressLineTests {
+    @Test("On a terminal the line shows bytes done of the total and is erased; in a pipe nothing is written")
+    func fileProgress() throws {
+        let home = try TestHome()
+        let tool = home.tool
+        let directory = try TemporaryDirectory()
+        let plain = directory.file("large")
+        // 48 MiB: long enough for a few redraws on any machine.
+        try Data(repeating: 0x5A, count: 48 << 20).write(to: plain)
+        let protected = directory.file("large.protected")
+        let session = try TerminalSession(
+            ["protect-file", plain.path, protected.path], process: tool, errorsOnTerminal: true)
+        let result = try session.finish()
+        #expect(result.status == 0, "\(result.errors) \(session.screen)")
+        #expect(session.screen.contains("protected 48.0 MiB of 48.0 MiB"), "\(session.screen)")
+        #expect(session.screen.hasSuffix("\r\u{1B}[K") || session.screen.contains("\r\u{1B}[K"), "never erased")
+        let back = try TerminalSession(
+            ["unprotect-file", protected.path, directory.file("back").path], process: tool, errorsOnTerminal: true)
+        #expect(try back.finish().status == 0)
+        #expect(back.screen.contains("unprotected 48.0 MiB of 48.0 MiB"), "\(back.screen)")
+        #expect(try Data(contentsOf: directory.file("back")) == Data(contentsOf: plain))
+        let piped = try tool.run(["protect-file", plain.path, directory.file("piped").path])
+        #expect(piped.status == 0 && piped.errors.isEmpty, "a pipe got progress: \(piped.errors)")
+    }
+}

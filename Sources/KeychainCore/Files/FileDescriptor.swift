@@ -109,6 +109,13 @@ package final class FileDescriptor<Failure: FileDescriptorFailure> {
         Int(try status().st_size)
     }
 
+    /// The file position (`lseek` from the current position by nothing).
+    package func offset() throws(Failure) -> Int {
+        let position = lseek(descriptor, 0, SEEK_CUR)
+        guard position >= 0 else { throw .systemCall("read its position", path: path, errno: errno) }
+        return Int(position)
+    }
+
     /// Reads until `buffer` is full or the file ends; returns how many bytes were read (fewer only at the end).
     /// With an `offset`, reads from there (`pread`) and leaves the file position alone.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int? = nil) throws(Failure) -> Int {

@@ -28,20 +28,22 @@ extension Command {
         }
         let passphrase = try BackupOptions.passphrase(arguments, session, confirming: true)
         let keychain = try session.keychains.keychain(at: location, context: "backup-keychain")
+        let line = ProgressLine.onTerminal("backed up", unit: .items)
         let summary: BackupSummary
         do throws(KeychainError) {
             if target == "-" {
                 summary = try keychain.backup(
-                    to: FileHandle.standardOutput, passphrase: passphrase, progress: BackupOptions.progress("backed up")
+                    to: FileHandle.standardOutput, passphrase: passphrase, progress: BackupOptions.progress(line)
                 )
             } else {
                 summary = try keychain.backup(
                     to: URL(fileURLWithPath: target), passphrase: passphrase,
-                    progress: BackupOptions.progress("backed up"))
+                    progress: BackupOptions.progress(line))
             }
         } catch {
             throw .keychain(error, "backup-keychain")
         }
+        line?.finish()
         let leftOut = summary.thisDeviceOnly + summary.boundToThisKeychain
         session.console.printError(
             "\(summary.itemCount) items backed up"
@@ -79,13 +81,15 @@ extension Command {
         let input = try BackupOptions.open(file)
         let passphrase = try BackupOptions.passphrase(arguments, session, confirming: false)
         let keychain = try session.keychains.keychain(at: location, context: "restore-keychain")
+        let line = ProgressLine.onTerminal("checked", unit: .items)
         let summary: RestoreSummary
         do throws(KeychainError) {
             summary = try keychain.restore(
-                from: input, passphrase: passphrase, onConflict: policy, progress: BackupOptions.progress("checked"))
+                from: input, passphrase: passphrase, onConflict: policy, progress: BackupOptions.progress(line))
         } catch {
             throw .keychain(error, "restore-keychain \(file)")
         }
+        line?.finish()
         session.console.printError(
             "\(summary.added) items restored, \(summary.replaced) replaced, \(summary.kept) kept as they were.")
         return 0
@@ -122,14 +126,10 @@ enum BackupOptions {
     /// `--passphrase-fd n`.
     static let passphraseDescriptor = OptionSpecification.LongOption(name: "passphrase-fd", takesValue: true)
 
-    /// A progress line on the terminal (`\r`-rewritten on standard error, every 100 items and at the end), only when
-    /// standard error is a terminal: never in a pipe or a log.
-    static func progress(_ verb: String) -> ((Int, Int) -> Void)? {
-        guard isatty(STDERR_FILENO) == 1 else { return nil }
-        return { done, total in
-            guard done % 100 == 0 || done == total else { return }
-            FileHandle.standardError.write(Data("\r\(verb) \(done) of \(total) items\(done == total ? "\n" : "")".utf8))
-        }
+    /// The items counted on `line` (none when there is no terminal).
+    static func progress(_ line: ProgressLine?) -> ((Int, Int) -> Void)? {
+        guard let line else { return nil }
+        return { done, total in line.update(Int64(done), of: Int64(total)) }
     }
 
     /// The archive to read, or errSecIO naming it.

@@ -23,9 +23,13 @@ extension Command {
         }
         let context = "protect-file \(input.path)"
         let access = try ProtectedFileAccess(arguments, session, context: context)
+        let line = ProgressLine.onTerminal("protected", unit: .bytes)
         try access.run(context) { () throws(FileProtectionError) in
-            try access.files.protect(contentsOf: input, to: output, protection: protection)
+            try access.files.protect(contentsOf: input, to: output, protection: protection) { done, total in
+                line?.update(done, of: total)
+            }
         }
+        line?.finish()
         return 0
     }
 
@@ -42,9 +46,11 @@ extension Command {
         let (input, output) = try Self.inputAndOutput(arguments)
         let context = "unprotect-file \(input.path)"
         let access = try ProtectedFileAccess(arguments, session, context: context)
+        let line = ProgressLine.onTerminal("unprotected", unit: .bytes)
         try access.run(context) { () throws(FileProtectionError) in
-            try access.files.unprotect(contentsOf: input, to: output)
+            try access.files.unprotect(contentsOf: input, to: output) { done, total in line?.update(done, of: total) }
         }
+        line?.finish()
         return 0
     }
 
