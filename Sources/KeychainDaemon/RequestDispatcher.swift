@@ -65,6 +65,9 @@ package struct RequestDispatcher: Sendable {
                     applicationIdentifier: caller.applicationIdentifier, accessGroups: caller.accessGroups,
                     isRegisteredApp: caller != Principal.unregistered && !principal.isRoot))
         case .ping: return .backend(.done)
+        case .sync(let operation):
+            let user = try targetUser(of: envelope, from: principal)
+            return .backend(.data(try SyncRequests.carryOut(operation, for: principal, uid: user, in: keychains)))
         case .hello, .subscribe:
             throw EngineError(.param, "\(envelope.request.name) is only valid at the start of a connection")
         case .backend(let request):

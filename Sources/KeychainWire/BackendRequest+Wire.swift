@@ -16,6 +16,8 @@ package enum RequestTag: UInt8, CaseIterable {
     /// The erase threshold with the passcode that vouches for it.
     case setEraseAfter, checkPasscode, writeEach, ping
     case useKey, generateKey, writeAll
+    /// A sync verb's operation, carried out by the daemon on the keychain it serves.
+    case sync
 }
 
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
@@ -159,7 +161,8 @@ extension BackendRequest {
         case .writeAll: self = .writeAll(try Self.batchedWrites(&reader, in: "writeAll"))
         case .useKey: self = .useKey(try ItemQuery(wire: &reader), try KeyUse(wire: &reader))
         case .generateKey: self = .generateKey(try KeyGeneration(wire: &reader))
-        case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter, .ping:
+        case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter, .ping,
+            .sync:
             return nil
         }
     }

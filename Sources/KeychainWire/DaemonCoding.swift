@@ -8,7 +8,7 @@ package enum DaemonCoding {
     /// The protocol version; a daemon refuses a client of another version with a message naming both. Version 4:
     /// writes answer what they stored and the change sequence they took, and file keys travel as keys. Version 5:
     /// keys are used where they are stored (`useKey`). Version 6: a registered service may ask for a process it
-    /// speaks for (``DaemonEnvelope/forwarded``).
+    /// speaks for (``DaemonEnvelope/forwarded``), and the sync verbs reach the keychain the daemon serves (`sync`).
     package static let version = 6
 
     /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused. The

@@ -53,6 +53,9 @@ extension DaemonRequest {
         case .listApps: writer.byte(RequestTag.listApps.rawValue)
         case .describe: writer.byte(RequestTag.describe.rawValue)
         case .ping: writer.byte(RequestTag.ping.rawValue)
+        case .sync(let operation):
+            writer.byte(RequestTag.sync.rawValue)
+            writer.data(operation)
         }
     }
 
@@ -75,6 +78,7 @@ extension DaemonRequest {
         case .listApps: self = .listApps
         case .describe: self = .describe
         case .ping: self = .ping
+        case .sync: self = .sync(try reader.data())
         default: throw reader.malformed("a request of unknown kind \(raw)")
         }
     }

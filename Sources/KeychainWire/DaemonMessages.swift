@@ -21,6 +21,10 @@ package enum DaemonRequest: Sendable {
     case describe
     /// Nothing: answered at once, with no keychain touched (the round trip's own cost, which the bench measures).
     case ping
+    /// A sync verb's operation (KeychainSync's `SyncOperation`, as JSON), carried out by the daemon on the keychain
+    /// it serves the sender, whose background sync then follows it; answered with the outcome, as JSON, in
+    /// ``BackendReply/data(_:)``.
+    case sync(Data)
 
     /// The request's kind, as its case is named: what an error may say about it, never its values.
     package var name: String {
@@ -33,6 +37,7 @@ package enum DaemonRequest: Sendable {
         case .listApps: "listApps"
         case .describe: "describe"
         case .ping: "ping"
+        case .sync: "sync"
         }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// whose code the user types.
 extension SyncDevice {
     /// A join request this member answered.
-    public struct JoinRequest: Sendable, Equatable {
+    public struct JoinRequest: Sendable, Equatable, Codable {
         /// The joining device's id.
         public var deviceID: String
         /// The name it gave itself.

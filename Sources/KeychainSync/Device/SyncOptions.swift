@@ -90,7 +90,7 @@ public struct SyncDisagreement: Sendable, Equatable, Codable {
 }
 
 /// What one ``SyncDevice/syncOnce()`` did.
-public struct SyncReport: Sendable, Equatable {
+public struct SyncReport: Sendable, Equatable, Codable {
     /// Log entries read from the store.
     public var received = 0
     /// Log entries this device wrote.
@@ -102,7 +102,7 @@ public struct SyncReport: Sendable, Equatable {
 }
 
 /// A kept losing version of an item (``SyncDevice/history(for:)``).
-public struct SyncHistoryEntry: Sendable, Equatable {
+public struct SyncHistoryEntry: Sendable, Equatable, Codable {
     /// The device that wrote it.
     public var author: String
     /// When, on the circle's hybrid clock.

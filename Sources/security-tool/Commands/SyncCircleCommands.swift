@@ -57,9 +57,7 @@ extension Command {
         let deadline = Date().addingTimeInterval(Double(wait))
         var codes: [String: String] = [:]
         while true {
-            codes = try SyncSession.run("sync-join") { () throws(SyncError) -> [String: String] in
-                try device.revealJoinCodes()
-            }
+            codes = try Self.joinCodes(session, context: "sync-join")
             if !codes.isEmpty || Date() >= deadline { break }
             Thread.sleep(forTimeInterval: 1)
         }
@@ -75,12 +73,17 @@ extension Command {
         options: OptionSpecification("")
     ) { arguments, session throws(ToolFailure) in
         guard arguments.positionals.isEmpty else { throw .usage("sync-code takes no arguments") }
-        let device = try SyncSession.device(session, context: "sync-code")
-        let codes = try SyncSession.run("sync-code") { () throws(SyncError) -> [String: String] in
-            try device.revealJoinCodes()
-        }
+        let codes = try Self.joinCodes(session, context: "sync-code")
         try printCodes(codes, session)
         return codes.isEmpty ? 1 : 0
+    }
+
+    /// The codes to type on each trusted device that answered this device's join request.
+    private static func joinCodes(_ session: ToolSession, context: String) throws(ToolFailure) -> [String: String] {
+        guard case .codes(let codes) = try SyncSession.perform(.joinCodes, session, context: context) else {
+            throw SyncSession.unexpectedAnswer(context)
+        }
+        return codes
     }
 
     /// Prints each code (standard output) and where to type it (standard error), or that none has come yet.
@@ -108,11 +111,11 @@ extension Command {
         guard arguments.positionals.count <= 1 else {
             throw .usage("sync-approve takes at most one code, as the new device shows it")
         }
-        let device = try SyncSession.device(session, context: "sync-approve")
         guard let code = arguments.positionals.first else {
-            let requests = try SyncSession.run("sync-approve") { () throws(SyncError) -> [SyncDevice.JoinRequest] in
-                try device.answerJoinRequests()
-            }
+            guard
+                case .requests(let requests) = try SyncSession.perform(
+                    .answerJoinRequests, session, context: "sync-approve")
+            else { throw SyncSession.unexpectedAnswer("sync-approve") }
             guard !requests.isEmpty else {
                 session.console.printError("no device has asked to join (security sync-join on the new device)")
                 return 1
@@ -125,10 +128,7 @@ extension Command {
             )
             return 0
         }
-        try SyncSession.run("sync-approve \(code)") { () throws(SyncError) in
-            try device.approve(code: code)
-            try device.syncOnce()
-        }
+        _ = try SyncSession.perform(.approve(code: code), session, context: "sync-approve \(code)")
         session.console.print("approved the device with code \(code)")
         return 0
     }
@@ -143,18 +143,15 @@ extension Command {
         guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
             throw .usage("sync-remove takes one device name or id")
         }
-        let device = try SyncSession.device(session, context: "sync-remove")
-        try SyncSession.run("sync-remove \(name)") { () throws(SyncError) in
-            try device.removeDevice(name)
-        }
+        _ = try SyncSession.perform(.remove(device: name), session, context: "sync-remove \(name)")
         session.console.print("removed \(name) from the sync circle; the circle's key was rolled")
         return 0
     }
 
-    /// `sync-init` and `sync-join`'s common work: the store, the device name, the keychain.
+    /// `sync-init` and `sync-join`'s common work: the store, the device name, the keychain; the device set up.
     private static func setUpDevice(
         _ arguments: ParsedArguments, _ session: ToolSession, context: String, create: Bool
-    ) throws(ToolFailure) -> SyncDevice {
+    ) throws(ToolFailure) -> (name: String, deviceID: String, circleCode: String) {
         guard arguments.positionals.isEmpty else {
             throw .usage("unexpected arguments: \(arguments.positionals.joined(separator: " "))")
         }
@@ -162,16 +159,14 @@ extension Command {
             throw .usage("\(context) needs --store URL (file:///path or postgresql://…)")
         }
         let name = arguments.value(long: "device") ?? ProcessInfo.processInfo.hostName
-        let location = try SyncSession.location()
-        let backend = try SyncSession.backend(at: location, session, context: context)
-        return try SyncSession.run(context) { () throws(SyncError) -> SyncDevice in
-            let store = try SyncSession.openStore(url)
-            return create
-                ? try SyncDevice.createCircle(
-                    directory: location.directory, backend: backend, store: store, storeURL: url, name: name)
-                : try SyncDevice.join(
-                    directory: location.directory, backend: backend, store: store, storeURL: url, name: name,
-                    circleCode: arguments.value(long: "circle"))
-        }
+        let operation: SyncOperation =
+            create
+            ? .createCircle(storeURL: url, name: name)
+            : .join(storeURL: url, name: name, circleCode: arguments.value(long: "circle"))
+        guard
+            case .device(let name, let deviceID, let circleCode) = try SyncSession.perform(
+                operation, session, context: context)
+        else { throw SyncSession.unexpectedAnswer(context) }
+        return (name, deviceID, circleCode)
     }
 }

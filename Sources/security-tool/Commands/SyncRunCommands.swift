@@ -1,5 +1,6 @@
 import Foundation
 import Keychain
+import KeychainClient
 import KeychainCore
 import KeychainSync
 
@@ -20,12 +21,14 @@ extension Command {
         options: OptionSpecification("", long: [.init(name: "watch", takesValue: false)])
     ) { arguments, session throws(ToolFailure) in
         guard arguments.positionals.isEmpty else { throw .usage("sync takes no arguments") }
-        let device = try SyncSession.device(session, context: "sync")
         guard arguments.has(long: "watch") else {
-            let report = try SyncSession.run("sync") { () throws(SyncError) -> SyncReport in try device.syncOnce() }
+            guard case .report(let report) = try SyncSession.perform(.syncOnce, session, context: "sync") else {
+                throw SyncSession.unexpectedAnswer("sync")
+            }
             print(report, to: session)
             return 0
         }
+        let device = try SyncSession.device(session, context: "sync --watch")
         let follower = try SyncSession.run("sync --watch") { () throws(SyncError) -> SyncFollower in
             try device.follow { result in
                 switch result {
@@ -57,8 +60,9 @@ extension Command {
         options: OptionSpecification("", long: [.json])
     ) { arguments, session throws(ToolFailure) in
         guard arguments.positionals.isEmpty else { throw .usage("sync-status takes no arguments") }
-        let device = try SyncSession.device(session, context: "sync-status")
-        let status = try SyncSession.run("sync-status") { () throws(SyncError) -> SyncStatus in try device.status() }
+        guard case .status(let status) = try SyncSession.perform(.status, session, context: "sync-status") else {
+            throw SyncSession.unexpectedAnswer("sync-status")
+        }
         if arguments.has(long: "json") {
             session.console.print(
                 JSONValue.object([
@@ -113,10 +117,8 @@ extension Command {
         options: OptionSpecification("", long: [.json])
     ) { arguments, session throws(ToolFailure) in
         guard arguments.positionals.isEmpty else { throw .usage("sync-devices takes no arguments") }
-        let device = try SyncSession.device(session, context: "sync-devices")
-        let devices = try SyncSession.run("sync-devices") { () throws(SyncError) -> [SyncDeviceInfo] in
-            try device.syncOnce()
-            return try device.devices()
+        guard case .devices(let devices) = try SyncSession.perform(.devices, session, context: "sync-devices") else {
+            throw SyncSession.unexpectedAnswer("sync-devices")
         }
         if arguments.has(long: "json") {
             session.console.print(
@@ -164,23 +166,24 @@ extension Command {
         } else {
             throw .usage("a service (-s) or a server (-r) is required")
         }
-        let device = try SyncSession.device(session, context: "sync-history")
-        let location = try SyncSession.location()
-        let backend = try SyncSession.backend(at: location, session, context: "sync-history")
         let query = ItemQuery(itemClass: itemClass, attributes: attributes, synchronizable: .synchronizableOnly)
         let reference: PersistentReference
         do throws(EngineError) {
+            // The item as this user's programs see it (through keychaind, in their group).
+            let backend = try KeychainBackends.backend(for: KeychainStorage.processDefault)
             guard let item = try backend.copyMatching(query, for: .administrator(defaultGroup: "security")).first
             else { throw EngineError(.itemNotFound, "no synchronizable item matches") }
             reference = item.persistentReference
         } catch {
             throw .failed(status: error.code.rawValue, message: "sync-history: \(error.message)")
         }
-        let history = try SyncSession.run("sync-history") { () throws(SyncError) -> [SyncHistoryEntry] in
-            try device.history(for: reference)
+        guard
+            case .history(let history) = try SyncSession.perform(.history(reference), session, context: "sync-history")
+        else { throw SyncSession.unexpectedAnswer("sync-history") }
+        var names: [String: String] = [:]
+        if case .devices(let devices)? = try? SyncSession.perform(.devices, session, context: "sync-history") {
+            names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         }
-        let names = Dictionary(
-            ((try? device.devices()) ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         for entry in history {
             let author = names[entry.author] ?? entry.author
             var line = "\(UTCTime(date: entry.clock.date).iso8601)  \(author)  item \(entry.uuid.uuidString)"

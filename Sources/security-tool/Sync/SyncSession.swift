@@ -5,24 +5,92 @@ import KeychainCore
 import KeychainSync
 import Security
 
-/// What the sync verbs share: the keychain a device is (the embedded default one, `KEYCHAIN_HOME`), unlocked on
-/// the terminal when a passcode locks it, its backend, and its sync device on the store its sync state names.
+/// What the sync verbs share: the default keychain — keychaind's, which carries out each operation itself, or an
+/// embedded one (`KEYCHAIN_HOME`), unlocked on the terminal when a passcode locks it — and the one operation each
+/// verb is (``SyncOperation``).
 enum SyncSession {
-    /// The default keychain's location, refused when keychaind serves it: the verbs work on a keychain's
-    /// directory, and keychaind syncs the keychains it serves by itself once they are set up (README, "Inside
-    /// keychaind"); sending the verbs through the daemon is not built.
-    static func location() throws(ToolFailure) -> KeychainLocation {
+    /// The default keychain's location, for what only an embedded keychain's sync does (`sync --watch`: keychaind
+    /// follows the keychain it serves by itself).
+    static func embeddedLocation(_ context: String) throws(ToolFailure) -> KeychainLocation {
         let location = KeychainLocation.standard
-        guard location.daemon == nil else {
+        if let daemon = location.daemon {
             throw .failed(
                 status: errSecUnimplemented,
                 message:
-                    "sync: the default keychain is keychaind's (\(location.path)), which syncs it by itself once it is "
-                    + "set up; the sync verbs work on a keychain's directory (as root: KEYCHAIN_DAEMON=off "
-                    + "KEYCHAIN_HOME=/var/lib/swift-keychain/users/UID security sync-init --store URL, then restart "
-                    + "keychaind), or set KEYCHAIN_DAEMON=off and KEYCHAIN_HOME to sync an embedded keychain")
+                    "\(context): the default keychain is \(daemon.description), which follows the store by itself once "
+                    + "it is set up (sync-init or sync-join); set KEYCHAIN_DAEMON=off and KEYCHAIN_HOME to follow an "
+                    + "embedded keychain")
         }
         return location
+    }
+
+    /// Carries out a sync verb's operation on the default keychain: through keychaind when it serves the keychain
+    /// (the daemon does the work on its own copy and follows the store from then on), else here on the embedded
+    /// keychain, opened and unlocked first.
+    static func perform(
+        _ operation: SyncOperation, _ session: ToolSession, context: String
+    ) throws(ToolFailure) -> SyncOutcome {
+        let location = KeychainLocation.standard
+        if let daemon = location.daemon { return try perform(operation, through: daemon, context: context) }
+        switch operation {
+        case .createCircle, .join: break
+        default:
+            guard SyncDevice.isConfigured(in: location.directory) else {
+                throw .failed(
+                    status: 1,
+                    message:
+                        "\(context): the keychain \(location.path) is not set up for sync: run sync-init --store URL on "
+                        + "the first device, sync-join --store URL on the others")
+            }
+        }
+        let backend = try backend(at: location, session, context: context)
+        return try run(context) { () throws(SyncError) -> SyncOutcome in
+            try SyncDevice.perform(operation, directory: location.directory, backend: backend)
+        }
+    }
+
+    /// An operation answered with another outcome than its own.
+    static func unexpectedAnswer(_ context: String) -> ToolFailure {
+        .failed(status: errSecInternalComponent, message: "\(context): an unexpected answer")
+    }
+
+    /// The operation sent to keychaind, and its answer.
+    private static func perform(
+        _ operation: SyncOperation, through daemon: DaemonTarget, context: String
+    ) throws(ToolFailure) -> SyncOutcome {
+        let request: Data
+        do {
+            request = try JSONEncoder().encode(operation)
+        } catch {
+            throw .failed(status: errSecInternalComponent, message: "\(context): \(error)")
+        }
+        let answer: Data
+        do throws(EngineError) {
+            guard case .backend(.data(let data)) = try daemon.client.send(.sync(request)) else {
+                throw EngineError(.internalComponent, "keychaind answered the sync request with another reply")
+            }
+            answer = data
+        } catch {
+            throw .failed(status: error.code.rawValue, message: "\(context): \(error.message)")
+        }
+        struct Reply: Decodable {
+            var outcome: SyncOutcome?
+            var keychainStatus: Int32?
+            var message: String?
+        }
+        let reply: Reply
+        do {
+            reply = try JSONDecoder().decode(Reply.self, from: answer)
+        } catch {
+            throw .failed(status: errSecInternalComponent, message: "\(context): keychaind's answer: \(error)")
+        }
+        if let outcome = reply.outcome { return outcome }
+        return try run(context) { () throws(SyncError) -> SyncOutcome in
+            if let status = reply.keychainStatus, let code = EngineError.Code(rawValue: status) {
+                throw SyncError(.keychain(code), reply.message ?? "refused")
+            }
+            throw SyncError(.notFound, reply.message ?? "keychaind could not carry out \(operation.name)")
+        }
     }
 
     /// The keychain's backend, the keychain opened (and created when missing) and unlocked first when a passcode
@@ -57,9 +125,9 @@ enum SyncSession {
         }
     }
 
-    /// The keychain's sync device, on the store its sync state names.
+    /// The embedded keychain's sync device, on the store its sync state names (`sync --watch`).
     static func device(_ session: ToolSession, context: String) throws(ToolFailure) -> SyncDevice {
-        let location = try location()
+        let location = try embeddedLocation(context)
         guard SyncDevice.isConfigured(in: location.directory) else {
             throw .failed(
                 status: 1,

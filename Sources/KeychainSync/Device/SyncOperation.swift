@@ -1,0 +1,119 @@
+import Foundation
+import KeychainCore
+
+/// One thing a sync verb asks of a keychain's sync device, whoever holds the keychain: the `security` tool for an
+/// embedded keychain, keychaind for the keychain it serves (the tool sends the operation, the daemon carries it out
+/// on its own engine and directory, and its background sync follows the keychain from then on). One description,
+/// carried out in one place (``SyncDevice/perform(_:directory:backend:)``).
+public enum SyncOperation: Sendable, Equatable, Codable {
+    /// `sync-init`: a new circle in the store, this keychain its first device.
+    case createCircle(storeURL: String, name: String)
+    /// `sync-join`: asks to join the circle in the store.
+    case join(storeURL: String, name: String, circleCode: String?)
+    /// The codes to type on each trusted device that answered this device's join request.
+    case joinCodes
+    /// `sync-approve` alone: answers the devices that asked to join.
+    case answerJoinRequests
+    /// `sync-approve CODE`: admits the device that shows the code, then syncs once.
+    case approve(code: String)
+    /// `sync-remove DEVICE`.
+    case remove(device: String)
+    /// `sync-status`.
+    case status
+    /// `sync-devices` (after one pass, so the list is current).
+    case devices
+    /// `sync-history`: the kept losing versions of an item.
+    case history(PersistentReference)
+    /// `sync`: one pass.
+    case syncOnce
+
+    /// The verb's name, for errors and logs (no value: a store URL may hold a password).
+    public var name: String {
+        switch self {
+        case .createCircle: "sync-init"
+        case .join: "sync-join"
+        case .joinCodes: "sync-code"
+        case .answerJoinRequests, .approve: "sync-approve"
+        case .remove: "sync-remove"
+        case .status: "sync-status"
+        case .devices: "sync-devices"
+        case .history: "sync-history"
+        case .syncOnce: "sync"
+        }
+    }
+}
+
+/// What a ``SyncOperation`` answered.
+public enum SyncOutcome: Sendable, Equatable, Codable {
+    /// The device set up (`sync-init`, `sync-join`): its name, id and the circle's code (empty until known).
+    case device(name: String, deviceID: String, circleCode: String)
+    case codes([String: String])
+    case requests([SyncDevice.JoinRequest])
+    case done
+    case status(SyncStatus)
+    case devices([SyncDeviceInfo])
+    case history([SyncHistoryEntry])
+    case report(SyncReport)
+}
+
+extension SyncDevice {
+    /// Carries out `operation` on the keychain in `directory` through `backend`: the one place every sync verb's work
+    /// is done, in the tool or in keychaind.
+    public static func perform(
+        _ operation: SyncOperation, directory: URL, backend: any KeychainBackend
+    ) throws(SyncError) -> SyncOutcome {
+        switch operation {
+        case .createCircle(let url, let name):
+            let device = try createCircle(
+                directory: directory, backend: backend, store: try openStore(url), storeURL: url, name: name)
+            return .device(name: device.name, deviceID: device.deviceID, circleCode: device.circleCode)
+        case .join(let url, let name, let circleCode):
+            let device = try join(
+                directory: directory, backend: backend, store: try openStore(url), storeURL: url, name: name,
+                circleCode: circleCode)
+            return .device(name: device.name, deviceID: device.deviceID, circleCode: "")
+        default:
+            guard isConfigured(in: directory) else {
+                throw SyncError(
+                    .notConfigured,
+                    "the keychain is not set up for sync: run sync-init --store URL on the first device, "
+                        + "sync-join --store URL on the others")
+            }
+            let device = try open(
+                directory: directory, backend: backend, store: try openStore(try storeURL(in: directory)))
+            return try device.perform(operation)
+        }
+    }
+
+    /// Carries out an operation on this (set-up) device.
+    private func perform(_ operation: SyncOperation) throws(SyncError) -> SyncOutcome {
+        switch operation {
+        case .createCircle, .join:
+            throw SyncError(.alreadyConfigured, "the keychain is set up for sync already")
+        case .joinCodes: return .codes(try revealJoinCodes())
+        case .answerJoinRequests: return .requests(try answerJoinRequests())
+        case .approve(let code):
+            try approve(code: code)
+            _ = try syncOnce()
+            return .done
+        case .remove(let device):
+            try removeDevice(device)
+            return .done
+        case .status: return .status(try status())
+        case .devices:
+            _ = try syncOnce()
+            return .devices(try devices())
+        case .history(let reference): return .history(try history(for: reference))
+        case .syncOnce: return .report(try syncOnce())
+        }
+    }
+
+    /// The store `url` names, its failure as a sync error.
+    private static func openStore(_ url: String) throws(SyncError) -> any SyncStore {
+        do throws(SyncStoreError) {
+            return try SyncStores.open(url: url)
+        } catch {
+            throw SyncError(.store(error.kind), error.message)
+        }
+    }
+}
