@@ -42,10 +42,12 @@ final class BusConnection {
             let service = Unmanaged<SecretService>.fromOpaque(userdata).takeUnretainedValue()
             return BusConnection.dispatch(BusMessage(handle: message), to: service)
         }
-        // The root object itself, and every object under it (collections, items, sessions).
+        // The root object itself, and every other path: objects under it (collections, items, sessions, prompts),
+        // and outside it too, so that an unknown path is the Secret Service's NoSuchObject (which libsecret and
+        // secretstorage read as "no such item"), not sd-bus's UnknownObject.
         var status = sd_bus_add_object(bus, &slots[0], SecretService.root, callback, retained.toOpaque())
         if status >= 0 {
-            status = sd_bus_add_fallback(bus, &slots[1], SecretService.root, callback, retained.toOpaque())
+            status = sd_bus_add_fallback(bus, &slots[1], "/", callback, retained.toOpaque())
         }
         guard status >= 0 else { throw BusFailure(name: "", message: "cannot serve objects: \(errnoText(status))") }
     }

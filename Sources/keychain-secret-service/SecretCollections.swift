@@ -9,12 +9,14 @@ import KeychainKeys
 /// collection exists, its label, its date) is a record in the service's own group (`login`): a generic password of
 /// service `org.freedesktop.Secret.Collection` whose account is the collection's name and whose label is its label.
 /// An alias is another such record, of service `org.freedesktop.Secret.Alias`, whose data is the collection's name.
-/// Neither kind has a Secret Service map, so no search of the `login` collection ever lists one.
+/// Both kinds carry a `gena` that is not a Secret Service map, so no search of the `login` collection ever lists one.
 extension SecretItemStore {
     static let collectionRecord = "org.freedesktop.Secret.Collection"
     static let aliasRecord = "org.freedesktop.Secret.Alias"
     /// The collection that always exists: the service's own group.
     static let loginCollection = "login"
+    /// The `gena` of a collection's or an alias's record: not a map, so never listed as an item.
+    static let recordMark = Data("ss-record".utf8)
 
     /// One collection: its name (its access group), label and creation date.
     struct Collection {
@@ -128,6 +130,7 @@ extension SecretItemStore {
         let attributes: ItemAttributes = [
             .service: .string(kind), .account: .string(account), .label: .string(label),
             .accessGroup: .string(group), .accessible: .string(ProtectionClass.afterFirstUnlock.rawValue),
+            .generic: .data(Self.recordMark),
         ]
         _ = try backend.addOrUpdate(NewItem(itemClass: .genericPassword, attributes: attributes, data: data), for: caller)
     }

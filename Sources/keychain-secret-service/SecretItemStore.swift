@@ -145,8 +145,14 @@ struct SecretItemStore {
     }
 
     private static func secret(from item: Item) throws(EngineError) -> StoredSecret {
-        guard case .data(let generic) = item.attributes[.generic], let (map, contentType) = decode(generic) else {
-            throw EngineError(.decode, "not a Secret Service item")
+        // A generic password without a map (the security tool's, a Swift app's) is the map of its service and account.
+        var (map, contentType) = (
+            ["service": item.attributes.string(.service) ?? "", "username": item.attributes.string(.account) ?? ""],
+            "text/plain"
+        )
+        if case .data(let generic) = item.attributes[.generic] {
+            guard let decoded = decode(generic) else { throw EngineError(.decode, "not a Secret Service item") }
+            (map, contentType) = decoded
         }
         var created = Date(timeIntervalSince1970: 0)
         var modified = created
