@@ -76,7 +76,7 @@ extension SecretItemStore {
             throw EngineError(.param, "the collection login is the keychain's own group and cannot be deleted")
         }
         let items = ItemQuery(
-            itemClass: .genericPassword, attributes: [.accessGroup: .string(name)], synchronizable: .any, limit: .all)
+            itemClass: .genericPassword, attributes: [.accessGroup: .string(name)], synchronizable: .any)
         do throws(EngineError) {
             _ = try backend.delete(items, for: collection(name).caller)
         } catch where error.code == .itemNotFound {}
@@ -139,7 +139,7 @@ extension SecretItemStore {
         let query = ItemQuery(
             itemClass: .genericPassword,
             attributes: [.accessGroup: .string(group), .service: .string(kind), .account: .string(account)],
-            synchronizable: .any, limit: .all)
+            synchronizable: .any)
         do throws(EngineError) {
             _ = try backend.delete(query, for: caller)
         } catch where error.code == .itemNotFound {}
