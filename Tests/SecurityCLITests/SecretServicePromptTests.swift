@@ -32,6 +32,22 @@ struct SecretServicePromptTests {
         try Data(script.utf8).write(to: pinentry)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: pinentry.path)
         bus.serviceEnvironment = ["PINENTRY_PROGRAM": pinentry.path]
+        // The service asks on its controlling terminal before pinentry: run from a terminal, the tests would wait for
+        // the developer's answer. So it gives up the terminal (TIOCNOTTY) and execs the service, keeping its pid.
+        let detach = bus.directory.file("detach.py")
+        try Data(
+            """
+            import os, sys, fcntl, termios
+            try:
+                fd = os.open('/dev/tty', os.O_RDWR | os.O_NOCTTY)
+                fcntl.ioctl(fd, termios.TIOCNOTTY)
+                os.close(fd)
+            except OSError:
+                pass
+            os.execv(sys.argv[1], sys.argv[1:])
+            """.utf8
+        ).write(to: detach)
+        bus.serviceLauncher = [PythonClients.python, detach.path]
         let set = try bus.run(
             SecretServiceClientTests.security, ["set-keychain-password", "-p", passcode])
         #expect(set.status == 0, "\(set.errors)")

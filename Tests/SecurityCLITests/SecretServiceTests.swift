@@ -16,6 +16,8 @@ final class SecretServiceBus {
     private var serviceErrors: Pipe?
     /// What the service's environment adds to the clients' (a test's pinentry, for one).
     var serviceEnvironment: [String: String]
+    /// A program (and its arguments) that execs the service in its place, the same process (empty: none).
+    var serviceLauncher: [String] = []
 
     static let serviceExecutable = BuiltExecutable.named("keychain-secret-service")
 
@@ -57,8 +59,13 @@ final class SecretServiceBus {
     /// Starts another `keychain-secret-service` on the bus.
     func startService(_ arguments: [String] = []) throws -> Process {
         let process = Process()
-        process.executableURL = Self.serviceExecutable
-        process.arguments = arguments
+        if let launcher = serviceLauncher.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = serviceLauncher.dropFirst() + [Self.serviceExecutable.path] + arguments
+        } else {
+            process.executableURL = Self.serviceExecutable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             .merging(serviceEnvironment) { $1 }.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
         let errors = Pipe()
