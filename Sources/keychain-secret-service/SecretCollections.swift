@@ -79,7 +79,7 @@ extension SecretItemStore {
             itemClass: .genericPassword, attributes: [.accessGroup: .string(name)], synchronizable: .any)
         do throws(EngineError) {
             _ = try backend.delete(items, for: collection(name).caller)
-        } catch where error.code == .itemNotFound {}
+        } catch  where error.code == .itemNotFound {}
         try deleteRecord(Self.collectionRecord, name)
         for (alias, target) in try aliases() where target == name { try deleteRecord(Self.aliasRecord, alias) }
     }
@@ -121,7 +121,7 @@ extension SecretItemStore {
             synchronizable: .any, limit: .all, returning: data ? [.attributes, .data] : [.attributes])
         do throws(EngineError) {
             return try backend.copyMatching(query, for: caller)
-        } catch where error.code == .itemNotFound {
+        } catch  where error.code == .itemNotFound {
             return []
         }
     }
@@ -132,7 +132,8 @@ extension SecretItemStore {
             .accessGroup: .string(group), .accessible: .string(ProtectionClass.afterFirstUnlock.rawValue),
             .generic: .data(Self.recordMark),
         ]
-        _ = try backend.addOrUpdate(NewItem(itemClass: .genericPassword, attributes: attributes, data: data), for: caller)
+        _ = try backend.addOrUpdate(
+            NewItem(itemClass: .genericPassword, attributes: attributes, data: data), for: caller)
     }
 
     private func deleteRecord(_ kind: String, _ account: String) throws(EngineError) {
@@ -142,6 +143,6 @@ extension SecretItemStore {
             synchronizable: .any)
         do throws(EngineError) {
             _ = try backend.delete(query, for: caller)
-        } catch where error.code == .itemNotFound {}
+        } catch  where error.code == .itemNotFound {}
     }
 }

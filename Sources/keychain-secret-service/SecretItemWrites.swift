@@ -27,7 +27,7 @@ extension SecretItemStore {
             let stored = try create(
                 label: label, attributes: attributes, secret: secret, contentType: contentType, replace: replace)
             return (stored, stored.created == stored.modified)
-        } catch where error.code == .duplicateItem {
+        } catch  where error.code == .duplicateItem {
             let (service, account) = try Self.key(of: attributes)
             guard Self.namesServiceAndAccount(attributes) == false else {
                 throw EngineError(

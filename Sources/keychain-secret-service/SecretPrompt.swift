@@ -54,7 +54,7 @@ extension SecretService {
             do throws(EngineError) {
                 try store.backend.unlock(passcode: Passcode(secret))
                 return true
-            } catch where error.code == .authFailed {
+            } catch  where error.code == .authFailed {
                 continue
             } catch {
                 return false

@@ -98,7 +98,9 @@ extension SecretService {
             let paths = try engine { () throws(EngineError) in try store.collections() }.map {
                 Self.path(ofCollection: $0.name)
             }
-            return [Property(name: "Collections", signature: "ao") { (m) throws(BusFailure) in try m.append(paths: paths) }]
+            return [
+                Property(name: "Collections", signature: "ao") { (m) throws(BusFailure) in try m.append(paths: paths) }
+            ]
         case .collection(let name):
             let items = try search([:], in: name)
             let collection = try engine { () throws(EngineError) in try store.collections() }.first { $0.name == name }

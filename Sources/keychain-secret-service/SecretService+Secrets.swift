@@ -26,7 +26,8 @@ extension SecretService {
         guard type == "r", contents == "oayays" else {
             throw BusFailure(
                 name: "org.freedesktop.DBus.Error.InvalidArgs",
-                message: "the secret must be a (oayays) structure (session, parameters, value, content type), not \(type)"
+                message:
+                    "the secret must be a (oayays) structure (session, parameters, value, content type), not \(type)"
                     + (contents.isEmpty ? "" : "(\(contents))"))
         }
         _ = try call.enter("r", "oayays") { () throws(BusFailure) in

@@ -141,7 +141,7 @@ extension SecretService {
     func search(_ query: [String: String], in collection: String) throws(BusFailure) -> [String] {
         do throws(EngineError) {
             return try store.collection(collection).search(query).map { Self.path(of: $0.reference, in: collection) }
-        } catch where error.code == .interactionNotAllowed {
+        } catch  where error.code == .interactionNotAllowed {
             return []
         } catch {
             throw Self.failure(error)

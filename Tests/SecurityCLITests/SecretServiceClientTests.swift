@@ -70,7 +70,9 @@ struct SecretServiceClientTests {
             "xdg:schema", "org.gnome.keyring.NetworkPassword", "user", "alice", "server", "github.com", "protocol",
             "https",
         ]
-        #expect(try bus.secretTool(["store", "--label=Chromium Safe Storage"] + chromium, input: "chromium-key").status == 0)
+        #expect(
+            try bus.secretTool(["store", "--label=Chromium Safe Storage"] + chromium, input: "chromium-key").status == 0
+        )
         #expect(try bus.secretTool(["store", "--label=Chrome Safe Storage"] + chrome, input: "chrome-key").status == 0)
         #expect(
             try bus.secretTool(["store", "--label=Git: https://github.com/"] + git, input: "ghp_token").status == 0)
@@ -81,9 +83,12 @@ struct SecretServiceClientTests {
             try bus.secretTool([
                 "lookup", "xdg:schema", "org.gnome.keyring.NetworkPassword", "server", "github.com", "user", "alice",
             ]).output == "ghp_token")
-        #expect(try bus.secretTool(["lookup", "xdg:schema", "org.gnome.keyring.NetworkPassword", "user", "bob"]).status != 0)
+        #expect(
+            try bus.secretTool(["lookup", "xdg:schema", "org.gnome.keyring.NetworkPassword", "user", "bob"]).status != 0
+        )
         // Chromium rewrites its key: the same attributes replace the item instead of adding a second one.
-        #expect(try bus.secretTool(["store", "--label=Chromium Safe Storage"] + chromium, input: "rotated").status == 0)
+        #expect(
+            try bus.secretTool(["store", "--label=Chromium Safe Storage"] + chromium, input: "rotated").status == 0)
         let searched = try bus.secretTool(["search", "--all", "application", "chromium"])
         #expect(searched.output.components(separatedBy: "label = ").count == 2, "\(searched.output)")
         #expect(try bus.secretTool(["lookup"] + chromium).output == "rotated")
@@ -123,10 +128,15 @@ struct SecretServiceClientTests {
                 "rotated-by-security",
             ])
         #expect(updated.status == 0, "\(updated.errors)")
-        #expect(try bus.secretTool(["lookup", "service", "imap.example.org", "username", "zoë"]).output == "rotated-by-security")
         #expect(
-            try bus.secretTool(["store", "--label=Outgoing", "service", "smtp.example.org", "username", "zoë"], input: "rotated-by-secret-tool")
-                .status == 0)
+            try bus.secretTool(["lookup", "service", "imap.example.org", "username", "zoë"]).output
+                == "rotated-by-security")
+        #expect(
+            try bus.secretTool(
+                ["store", "--label=Outgoing", "service", "smtp.example.org", "username", "zoë"],
+                input: "rotated-by-secret-tool"
+            )
+            .status == 0)
         let reread = try bus.run(Self.security, ["find-generic-password", "-s", "smtp.example.org", "-a", "zoë", "-w"])
         #expect(reread.output == "rotated-by-secret-tool\n", "\(reread.errors)")
     }

@@ -56,7 +56,8 @@ struct SecretServiceCollectionTests {
             """)
         #expect(result.status == 0, "\(result.errors)")
         let output = result.output
-        #expect(output.contains("path /org/freedesktop/secrets/collection/work_secrets label Work Secrets"), "\(output)")
+        #expect(
+            output.contains("path /org/freedesktop/secrets/collection/work_secrets label Work Secrets"), "\(output)")
         #expect(output.contains("same True"), "\(output)")
         #expect(output.contains("by-alias /org/freedesktop/secrets/collection/work_secrets"), "\(output)")
         #expect(output.contains("in-login 0") && output.contains("in-work 1"), "\(output)")

@@ -37,7 +37,8 @@ enum PythonClients {
 
 extension SecretServiceBus {
     /// Runs a Python script of the test's with Debian's python on the bus.
-    func python(_ script: String, _ arguments: [String] = []) throws -> (status: Int32, output: String, errors: String) {
+    func python(_ script: String, _ arguments: [String] = []) throws -> (status: Int32, output: String, errors: String)
+    {
         let file = directory.file("script-\(UUID().uuidString).py")
         try Data(script.utf8).write(to: file)
         return try run(PythonClients.python, [file.path] + arguments, environment: ["PYTHONDONTWRITEBYTECODE": "1"])
