@@ -129,7 +129,7 @@ let package = Package(
         // The freedesktop Secret Service on the session bus, served from the user's keychain (issue 25).
         .executableTarget(
             name: "keychain-secret-service",
-            dependencies: ["KeychainCore", "KeychainClient", "KeychainKeys", "CSDBus", "CLibCrypto"]
+            dependencies: ["KeychainCore", "KeychainClient", "KeychainKeys", "KeychainPrompts", "CSDBus", "CLibCrypto"]
         ),
         .executableTarget(
             name: "keychaind",

@@ -65,19 +65,6 @@ final class BusConnection {
         }
     }
 
-    /// Emits the collection's signal `member` (`ItemCreated`, `ItemChanged`, `ItemDeleted`) for the item at `item`.
-    func emitItemSignal(_ member: String, _ item: String) {
-        var signal: OpaquePointer?
-        guard
-            sd_bus_message_new_signal(
-                bus, &signal, SecretService.collection, SecretService.collectionInterface, member) >= 0,
-            let signal
-        else { return }
-        defer { sd_bus_message_unref(signal) }
-        guard (try? BusMessage(handle: signal).append(item, as: "o")) != nil else { return }
-        _ = sd_bus_send(bus, signal, nil)
-    }
-
     /// The bus daemon's process id, as the kernel gave it when this connection was made.
     func busProcessID() -> Int32? {
         var credentials: OpaquePointer?
@@ -93,10 +80,10 @@ final class BusConnection {
     /// Serves `service`'s objects under `/org/freedesktop/secrets`; its own writes are signalled as they happen
     /// (and noted in `signals`, which signals the feed's other writes).
     func serve(_ service: SecretService, signals: ChangeSignals?) throws(BusFailure) {
-        service.emit = { [unowned self] member, item in
-            self.emitItemSignal(member, item)
-            signals?.sent(member, item)
-        }
+        // The change feed will report the service's own writes too: what was signalled is not signalled again.
+        service.emit = { member, item in signals?.sent(member, item) }
+        // Signals from the feed may come before any call.
+        service.bus = bus
         let retained = Unmanaged.passRetained(service)
         handler = retained
         let callback: sd_bus_message_handler_t = { message, userdata, _ in
@@ -104,10 +91,12 @@ final class BusConnection {
             let service = Unmanaged<SecretService>.fromOpaque(userdata).takeUnretainedValue()
             return BusConnection.dispatch(BusMessage(handle: message), to: service)
         }
-        // The root object itself, and every object under it (collections, items, sessions).
+        // The root object itself, and every other path: objects under it (collections, items, sessions, prompts),
+        // and outside it too, so that an unknown path is the Secret Service's NoSuchObject (which libsecret and
+        // secretstorage read as "no such item"), not sd-bus's UnknownObject.
         var status = sd_bus_add_object(bus, &slots[0], SecretService.root, callback, retained.toOpaque())
         if status >= 0 {
-            status = sd_bus_add_fallback(bus, &slots[1], SecretService.root, callback, retained.toOpaque())
+            status = sd_bus_add_fallback(bus, &slots[1], "/", callback, retained.toOpaque())
         }
         guard status >= 0 else { throw BusFailure(name: "", message: "cannot serve objects: \(errnoText(status))") }
     }

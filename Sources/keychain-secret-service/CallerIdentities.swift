@@ -32,6 +32,9 @@ final class CallerIdentities {
     var currentSender: () -> String? = { nil }
     /// The process id the bus reports for a unique name (set by the connection).
     var processID: (String) -> Int32? = { _ in nil }
+    /// Told of the service's writes of its own records (collections, aliases), which are no items: the change feed
+    /// then signals none of them (set by main to the feed's follower).
+    var recordWritten: ((_ member: String, _ path: String) -> Void)?
     /// Identities by unique bus name: a name is never given to another connection, and its process is fixed.
     private var known: [String: Identity] = [:]
     /// At most this many callers are remembered; past it, the memory starts over (a name is looked up again).
@@ -46,7 +49,8 @@ final class CallerIdentities {
     /// said on standard error, since a registered service's groups are then every caller's.
     static func source(for backend: any KeychainBackend) throws(EngineError) -> Source {
         guard let daemon = backend as? DaemonClient else {
-            // No wall on an embedded keychain: the service sees every group of it, as any program of the user could.
+            // No wall on an embedded keychain: the service may reach every group of it (each collection is one), as any
+            // program of the user could.
             return .shared(backend, Caller.administrator(defaultGroup: "login"))
         }
         if let itself = ForwardedProcess.running(pid: getpid()),
@@ -93,7 +97,12 @@ final class CallerIdentities {
     /// the bus daemon's process `busPID` (an unregistered program of the user).
     func feedIdentity(busPID: Int32?) throws(EngineError) -> Identity {
         switch source {
-        case .shared(let backend, let caller): return Identity(backend: backend, caller: caller)
+        case .shared(let backend, let caller):
+            // The collection `login`'s changes: the group every caller shares here.
+            return Identity(
+                backend: backend,
+                caller: Caller(applicationIdentifier: caller.applicationIdentifier, accessGroups: [caller.defaultGroup])
+            )
         case .daemon(let daemon):
             guard let busPID, let process = ForwardedProcess.running(pid: busPID) else {
                 throw EngineError(.notAvailable, "the bus does not say which process it is")

@@ -44,7 +44,7 @@ final class ChangeSignals: Sendable {
     }
 
     /// Signals what the feed holds since last time, when it may have grown (called from the bus loop).
-    func flush(_ emit: (_ member: String, _ path: String) -> Void) {
+    func flush(_ emit: (_ member: String, _ path: String, _ collection: String) -> Void) {
         guard pending.lower() else { return }
         var cursor = state.withLock { $0.cursor }
         var changes: [ItemChange] = []
@@ -65,7 +65,7 @@ final class ChangeSignals: Sendable {
         }
         let signals = state.withLock { state in
             state.cursor = cursor
-            return changes.compactMap { change -> (String, String)? in
+            return changes.compactMap { change -> (String, String, String)? in
                 guard change.itemClass == .genericPassword else { return nil }
                 let member =
                     switch change.kind {
@@ -73,16 +73,19 @@ final class ChangeSignals: Sendable {
                     case .updated: "ItemChanged"
                     case .removed: "ItemDeleted"
                     }
-                let path = SecretService.path(of: change.persistentReference)
+                // The caller's own group is the collection `login`; any other group, the collection of that name.
+                let group = change.accessGroup ?? caller.defaultGroup
+                let collection = group == caller.defaultGroup ? SecretItemStore.loginCollection : group
+                let path = SecretService.path(of: change.persistentReference, in: collection)
                 let key = "\(member) \(path)"
                 if let count = state.sent[key] {
                     state.sent[key] = count > 1 ? count - 1 : nil
                     return nil
                 }
-                return (member, path)
+                return (member, path, collection)
             }
         }
-        for (member, path) in signals { emit(member, path) }
+        for (member, path, collection) in signals { emit(member, path, collection) }
     }
 }
 

@@ -10,6 +10,36 @@ import KeychainKeys
 struct SecretItemStore {
     /// The identity of the caller being answered: every read and write is the caller's, behind keychaind's wall.
     let identities: CallerIdentities
+    /// The collection's access group; `nil` for the collection `login`, the caller's own group.
+    var collectionGroup: String?
+
+    init(identities: CallerIdentities, collectionGroup: String? = nil) {
+        self.identities = identities
+        self.collectionGroup = collectionGroup
+    }
+
+    /// The backend of the call being answered.
+    var backend: any KeychainBackend {
+        get throws(EngineError) { try identities.current().backend }
+    }
+
+    /// The caller of the call being answered, narrowed to the collection's group when this is another collection's
+    /// store (keychaind decides a caller's groups itself: there the narrowing is the queries' group).
+    var caller: Caller {
+        get throws(EngineError) {
+            let caller = try identities.current().caller
+            guard let collectionGroup else { return caller }
+            return Caller(applicationIdentifier: caller.applicationIdentifier, accessGroups: [collectionGroup])
+        }
+    }
+
+    /// The collection's access group.
+    var group: String {
+        get throws(EngineError) {
+            if let collectionGroup { return collectionGroup }
+            return try identities.current().caller.defaultGroup
+        }
+    }
 
     /// One stored Secret Service item.
     struct StoredSecret {
@@ -80,7 +110,7 @@ struct SecretItemStore {
         let itemAttributes: ItemAttributes = [
             .service: .string(service), .account: .string(account), .label: .string(label),
             .generic: .data(Self.encode(attributes, contentType: contentType)),
-            .accessGroup: .string(caller.defaultGroup), .searchTerms: Self.terms(of: attributes),
+            .accessGroup: .string(try group), .searchTerms: Self.terms(of: attributes),
             .accessible: .string(ProtectionClass.afterFirstUnlock.rawValue),
         ]
         let item = NewItem(itemClass: .genericPassword, attributes: itemAttributes, data: secret)
@@ -91,10 +121,8 @@ struct SecretItemStore {
     /// The items whose map holds every pair of `query`.
     func search(_ query: [String: String]) throws(EngineError) -> [StoredSecret] {
         let (backend, caller) = try identity()
-        // The collection `login` is the caller's own group; a caller entitled to every group (the service on an
-        // embedded keychain, which has no wall) sees them all.
-        var attributes: ItemAttributes =
-            caller.accessGroups.contains("*") ? [:] : [.accessGroup: .string(caller.defaultGroup)]
+        // The collection's group: `login` is the caller's own.
+        var attributes: ItemAttributes = [.accessGroup: .string(try group)]
         // A service and an account narrow the search through the blind indexes.
         if let service = Self.serviceKeys.compactMap({ query[$0] }).first { attributes[.service] = .string(service) }
         if let account = Self.accountKeys.compactMap({ query[$0] }).first { attributes[.account] = .string(account) }
@@ -113,7 +141,8 @@ struct SecretItemStore {
         } catch  where error.code == .itemNotFound {
             return []
         }
-        return try items.map(Self.secret(from:)).filter { stored in
+        // Records of collections and aliases carry a gena that is no map: never listed.
+        return items.compactMap { try? Self.secret(from: $0) }.filter { stored in
             query.allSatisfy { stored.attributes[$0.key] == $0.value }
         }
     }
@@ -150,8 +179,7 @@ struct SecretItemStore {
 
     /// The backend and caller of the call being answered.
     private func identity() throws(EngineError) -> (any KeychainBackend, Caller) {
-        let identity = try identities.current()
-        return (identity.backend, identity.caller)
+        (try backend, try caller)
     }
 
     private func query(_ reference: PersistentReference) -> ItemQuery {
@@ -172,15 +200,14 @@ struct SecretItemStore {
     /// Swift app, the `security` tool) — `service` and `username` from its service and account, as python keyring
     /// names them, so the same secret is found both ways.
     private static func secret(from item: Item) throws(EngineError) -> StoredSecret {
-        let map: [String: String]
-        let contentType: String
-        if case .data(let generic) = item.attributes[.generic], let (sealed, type) = decode(generic) {
-            (map, contentType) = (sealed, type)
-        } else {
-            var native: [String: String] = [:]
-            native["service"] = item.attributes.string(.service)
-            native["username"] = item.attributes.string(.account)
-            (map, contentType) = (native, "text/plain")
+        // A generic password without a map (the security tool's, a Swift app's) is the map of its service and account.
+        var (map, contentType) = (
+            ["service": item.attributes.string(.service) ?? "", "username": item.attributes.string(.account) ?? ""],
+            "text/plain"
+        )
+        if case .data(let generic) = item.attributes[.generic] {
+            guard let decoded = decode(generic) else { throw EngineError(.decode, "not a Secret Service item") }
+            (map, contentType) = decoded
         }
         var created = Date(timeIntervalSince1970: 0)
         var modified = created

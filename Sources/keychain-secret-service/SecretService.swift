@@ -1,336 +1,198 @@
 import CSDBus
 import Foundation
 import KeychainCore
+import KeychainPrompts
 
 /// The Secret Service's objects under `/org/freedesktop/secrets` (the freedesktop Secret Service API, version 0.2):
-/// the service, the collection `login` (also `aliases/default`), its items and the sessions. Calls arrive one at a
-/// time from the bus loop; each is answered here, or with the D-Bus error it raised.
+/// the service, the collections (access groups of the keychain; `aliases/default` is `login` unless set), their
+/// items, the sessions and the prompts. Calls arrive one at a time from the bus loop; each is answered here (the
+/// service's, collections', items', properties' and prompts' calls are in the files named after them), or with the
+/// D-Bus error it raised.
 final class SecretService {
     static let root = "/org/freedesktop/secrets"
-    static let collection = root + "/collection/login"
-    static let defaultAlias = root + "/aliases/default"
+    static let collectionRoot = root + "/collection/"
+    static let aliasRoot = root + "/aliases/"
+    /// The collection `login`: the service's own group, the default alias unless set otherwise.
+    static let collection = collectionRoot + SecretItemStore.loginCollection
+    static let defaultAlias = aliasRoot + "default"
     static let serviceInterface = "org.freedesktop.Secret.Service"
     static let collectionInterface = "org.freedesktop.Secret.Collection"
     static let itemInterface = "org.freedesktop.Secret.Item"
     static let sessionInterface = "org.freedesktop.Secret.Session"
+    static let promptInterface = "org.freedesktop.Secret.Prompt"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
 
+    /// The store of the collection `login`; the others are derived from it.
     let store: SecretItemStore
+    /// Asks for the keychain's passcode when a prompt is run (terminal, else pinentry).
+    let prompter: any SecretPrompter
     /// The open sessions by path: a plain one has no key.
-    private var sessions: [String: EncryptedSession?] = [:]
-    private var nextSession = 1
-    private let created = UInt64(Date().timeIntervalSince1970)
+    var sessions: [String: EncryptedSession?] = [:]
+    var nextSession = 1
+    /// The prompts not yet completed, by path.
+    var prompts: [String: PendingPrompt] = [:]
+    var nextPrompt = 1
 
-    /// Emits a signal of the collection (`ItemCreated`, `ItemDeleted`, `ItemChanged`) with the item's path; set by the
-    /// connection that serves this.
+    /// Told of each item signal sent for a write made here (set by the connection: the change feed then does not
+    /// signal that write again).
     var emit: ((_ member: String, _ item: String) -> Void)?
+    /// The bus the calls arrive on (taken from the first call, or given by the connection): signals go out on it.
+    var bus: OpaquePointer?
 
-    init(store: SecretItemStore) {
+    init(store: SecretItemStore, prompter: any SecretPrompter = SystemPrompter()) {
         self.store = store
+        self.prompter = prompter
+    }
+
+    /// An object a path names.
+    enum Object {
+        case service
+        case collection(String)
+        case item(collection: String, PersistentReference)
+        case session(String)
+        case prompt(String)
     }
 
     /// Answers one call: `reply` is the method return to fill.
     func handle(_ call: BusMessage, reply: BusMessage) throws(BusFailure) {
-        let path = call.path
+        if bus == nil { bus = sd_bus_message_get_bus(call.handle) }
         if call.interface == Self.propertiesInterface { return try properties(call, reply: reply) }
-        switch path {
-        case Self.root: try service(call, reply: reply)
-        case Self.collection, Self.defaultAlias: try collection(call, reply: reply)
-        default:
-            if let session = sessions[path], call.member == "Close" {
-                var closing = session
-                closing?.close()
-                sessions[path] = nil
-                return
-            }
-            if let reference = Self.reference(of: path) { return try item(reference, call, reply: reply) }
+        switch try object(at: call.path) {
+        case .service: try service(call, reply: reply)
+        case .collection(let name): try collection(name, call, reply: reply)
+        case .item(let name, let reference): try item(reference, in: name, call, reply: reply)
+        case .session(let path):
+            guard call.member == "Close" else { throw .unknownMethod(call) }
+            var closing = sessions[path] ?? nil
+            closing?.close()
+            sessions[path] = nil
+        case .prompt(let path): try prompt(path, call, reply: reply)
+        }
+    }
+
+    /// The object at `path`: the service, a collection (by name or alias), an item, an open session or a pending
+    /// prompt; anything else is NoSuchObject.
+    func object(at path: String) throws(BusFailure) -> Object {
+        if path == Self.root { return .service }
+        if sessions[path] != nil { return .session(path) }
+        if prompts[path] != nil { return .prompt(path) }
+        let elements: [Substring]
+        let name: String
+        if path.hasPrefix(Self.collectionRoot) {
+            elements = path.dropFirst(Self.collectionRoot.count).split(separator: "/", omittingEmptySubsequences: false)
+            name = String(elements[0])
+            guard try collectionExists(name) else { throw .noSuchObject(path) }
+        } else if path.hasPrefix(Self.aliasRoot) {
+            elements = path.dropFirst(Self.aliasRoot.count).split(separator: "/", omittingEmptySubsequences: false)
+            let aliases = try engine { () throws(EngineError) in try store.aliases() }
+            guard let target = aliases[String(elements[0])] else { throw .noSuchObject(path) }
+            name = target
+        } else {
             throw .noSuchObject(path)
         }
-    }
-
-    // MARK: Service
-
-    private func service(_ call: BusMessage, reply: BusMessage) throws(BusFailure) {
-        switch call.member {
-        case "OpenSession":
-            let algorithm = try call.readString()
-            let path = "\(Self.root)/session/\(nextSession)"
-            switch algorithm {
-            case "plain":
-                sessions[path] = .some(nil)
-                try reply.container("v", "s") { () throws(BusFailure) in try reply.append("") }
-            case "dh-ietf1024-sha256-aes128-cbc-pkcs7":
-                var clientPublic = Data()
-                let entered = try call.enter("v", "ay") { () throws(BusFailure) in clientPublic = try call.readBytes() }
-                guard entered else {
-                    throw BusFailure(
-                        name: "org.freedesktop.DBus.Error.InvalidArgs",
-                        message: "the session input must be a byte array")
-                }
-                let (session, servicePublic) = try EncryptedSession.open(clientPublic: clientPublic)
-                sessions[path] = .some(session)
-                try reply.container("v", "ay") { () throws(BusFailure) in try reply.append(bytes: servicePublic) }
-            default:
-                throw .notSupported(
-                    "the session algorithm \(algorithm) is not supported (plain, dh-ietf1024-sha256-aes128-cbc-pkcs7)")
-            }
-            nextSession += 1
-            try reply.append(path, as: "o")
-        case "SearchItems":
-            let query = try call.readStringDictionary()
-            let paths = try engine { () throws(EngineError) in try store.search(query) }.map {
-                Self.path(of: $0.reference)
-            }
-            try reply.append(paths: paths)
-            try reply.append(paths: [])
-        case "GetSecrets":
-            let items = try call.readPaths()
-            let session = try call.readString("o")
-            try checkSession(session)
-            try reply.container("a", "{o(oayays)}") { () throws(BusFailure) in
-                for path in items {
-                    guard let reference = Self.reference(of: path) else { continue }
-                    guard let secret = try? store.secret(of: reference) else { continue }
-                    try reply.container("e", "o(oayays)") { () throws(BusFailure) in
-                        try reply.append(path, as: "o")
-                        try append(secret: secret.value, contentType: secret.contentType, session: session, to: reply)
-                    }
-                }
-            }
-        case "ReadAlias":
-            let name = try call.readString()
-            try reply.append(name == "default" || name == "login" ? Self.collection : "/", as: "o")
-        case "Unlock":
-            let objects = try call.readPaths()
-            try reply.append(paths: objects)
-            try reply.append("/", as: "o")
-        case "Lock":
-            _ = try call.readPaths()
-            try reply.append(paths: [])
-            try reply.append("/", as: "o")
-        default: throw .unknownMethod(call)
+        switch elements.count {
+        case 1: return .collection(name)
+        case 2:
+            guard let reference = Self.reference(hex: elements[1]) else { throw .noSuchObject(path) }
+            return .item(collection: name, reference)
+        default: throw .noSuchObject(path)
         }
     }
 
-    // MARK: Collection
+    func collectionExists(_ name: String) throws(BusFailure) -> Bool {
+        guard name != SecretItemStore.loginCollection else { return true }
+        guard SecretItemStore.isCollectionName(name) else { return false }
+        return try engine { () throws(EngineError) in try store.collections() }.contains { $0.name == name }
+    }
 
-    private func collection(_ call: BusMessage, reply: BusMessage) throws(BusFailure) {
-        switch call.member {
-        case "SearchItems":
-            let query = try call.readStringDictionary()
-            let paths = try engine { () throws(EngineError) in try store.search(query) }.map {
-                Self.path(of: $0.reference)
-            }
-            try reply.append(paths: paths)
-        case "CreateItem":
-            var label = ""
-            var attributes: [String: String] = [:]
-            try call.readArray(of: "{sv}") { () throws(BusFailure) in
-                _ = try call.enter("e", "sv") { () throws(BusFailure) in
-                    let name = try call.readString()
-                    switch name {
-                    case "org.freedesktop.Secret.Item.Label":
-                        _ = try call.enter("v", "s") { () throws(BusFailure) in label = try call.readString() }
-                    case "org.freedesktop.Secret.Item.Attributes":
-                        _ = try call.enter("v", "a{ss}") { () throws(BusFailure) in
-                            attributes = try call.readStringDictionary()
-                        }
-                    default: try call.skip("v")
-                    }
-                }
-            }
-            let (secret, contentType) = try readSecret(call)
-            let replace = try call.readBool()
-            let stored = try engine { () throws(EngineError) in
-                try store.create(
-                    label: label, attributes: attributes, secret: secret, contentType: contentType, replace: replace)
-            }
-            let path = Self.path(of: stored.reference)
-            try reply.append(path, as: "o")
-            try reply.append("/", as: "o")
-            // The keychain dates a new item's creation and modification alike; a replaced one keeps its creation.
-            emit?(stored.created == stored.modified ? "ItemCreated" : "ItemChanged", path)
-        case "Delete": throw .notSupported("the login collection cannot be deleted")
-        default: throw .unknownMethod(call)
+    // MARK: Locking
+
+    /// Whether the keychain is locked: every collection and item is, then.
+    var isLocked: Bool {
+        (try? store.backend.keybagStatus().isLocked) ?? false
+    }
+
+    /// Refuses to read or write a secret while the keychain is locked: Secret.Error.IsLocked.
+    func ensureUnlocked() throws(BusFailure) {
+        guard !isLocked else {
+            throw BusFailure(
+                name: "org.freedesktop.Secret.Error.IsLocked",
+                message: "the keychain is locked: Unlock it first (its prompt asks for the passcode)")
         }
     }
 
-    // MARK: Item
+    // MARK: Signals
 
-    private func item(_ reference: PersistentReference, _ call: BusMessage, reply: BusMessage) throws(BusFailure) {
-        switch call.member {
-        case "GetSecret":
-            let session = try call.readString("o")
-            try checkSession(session)
-            let secret = try engine { () throws(EngineError) in try store.secret(of: reference) }
-            try append(secret: secret.value, contentType: secret.contentType, session: session, to: reply)
-        case "SetSecret":
-            let (secret, _) = try readSecret(call)
-            try engine { () throws(EngineError) in try store.setSecret(secret, of: reference) }
-            emit?("ItemChanged", call.path)
-        case "Delete":
-            try engine { () throws(EngineError) in try store.delete(reference) }
-            emit?("ItemDeleted", call.path)
-            try reply.append("/", as: "o")
-        default: throw .unknownMethod(call)
+    /// Sends a signal from `path`; `body` appends its arguments.
+    func signal(
+        _ path: String, _ interface: String, _ member: String, _ body: (BusMessage) throws(BusFailure) -> Void
+    ) {
+        guard let bus else { return }
+        var message: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &message, path, interface, member) >= 0, let message else { return }
+        defer { sd_bus_message_unref(message) }
+        do throws(BusFailure) {
+            try body(BusMessage(handle: message))
+        } catch {
+            return
+        }
+        _ = sd_bus_send(bus, message, nil)
+    }
+
+    /// A collection's signal about one of its items (`ItemCreated`, `ItemChanged`, `ItemDeleted`).
+    func itemSignal(_ member: String, item path: String, in collection: String) {
+        signal(Self.path(ofCollection: collection), Self.collectionInterface, member) { (m) throws(BusFailure) in
+            try m.append(path, as: "o")
+        }
+        emit?(member, path)
+    }
+
+    /// The service's signal about a collection (`CollectionCreated`, `CollectionChanged`, `CollectionDeleted`).
+    func collectionSignal(_ member: String, collection name: String) {
+        signal(Self.root, Self.serviceInterface, member) { (m) throws(BusFailure) in
+            try m.append(Self.path(ofCollection: name), as: "o")
         }
     }
 
-    // MARK: Properties
+    // MARK: Paths
 
-    private func properties(_ call: BusMessage, reply: BusMessage) throws(BusFailure) {
-        let interface = try call.readString()
-        let path = call.path
-        switch call.member {
-        case "Get":
-            let name = try call.readString()
-            let all = try propertyValues(of: path, interface: interface)
-            guard let value = all.first(where: { $0.name == name }) else {
-                throw BusFailure(
-                    name: "org.freedesktop.DBus.Error.UnknownProperty", message: "\(interface) has no property \(name)")
-            }
-            try reply.container("v", value.signature) { () throws(BusFailure) in try value.write(reply) }
-        case "GetAll":
-            let all = try propertyValues(of: path, interface: interface)
-            try reply.container("a", "{sv}") { () throws(BusFailure) in
-                for value in all {
-                    try reply.container("e", "sv") { () throws(BusFailure) in
-                        try reply.append(value.name)
-                        try reply.container("v", value.signature) { () throws(BusFailure) in try value.write(reply) }
-                    }
-                }
-            }
-        case "Set":
-            let name = try call.readString()
-            guard name == "Label", let reference = Self.reference(of: path) else {
-                throw BusFailure(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "\(name) is read-only")
-            }
-            var label = ""
-            _ = try call.enter("v", "s") { () throws(BusFailure) in label = try call.readString() }
-            try engine { () throws(EngineError) in try store.setLabel(label, of: reference) }
-            emit?("ItemChanged", path)
-        default: throw .unknownMethod(call)
+    static func path(ofCollection name: String) -> String { collectionRoot + name }
+
+    /// An item's path: its persistent reference in hexadecimal under its collection.
+    static func path(of reference: PersistentReference, in collection: String = SecretItemStore.loginCollection)
+        -> String
+    {
+        path(ofCollection: collection) + "/" + reference.data.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The persistent reference a path's last element names in hexadecimal.
+    static func reference(hex: Substring) -> PersistentReference? {
+        let digits = Array(hex)
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(digits[index..<index + 2]), radix: 16) else { return nil }
+            bytes.append(byte)
         }
-    }
-
-    /// A property: its name, signature and how to write its value.
-    private struct Property {
-        var name: String
-        var signature: String
-        var write: (BusMessage) throws(BusFailure) -> Void
-    }
-
-    private func propertyValues(of path: String, interface: String) throws(BusFailure) -> [Property] {
-        switch path {
-        case Self.root:
-            return [
-                Property(name: "Collections", signature: "ao") { (m) throws(BusFailure) in
-                    try m.append(paths: [Self.collection])
-                }
-            ]
-        case Self.collection, Self.defaultAlias:
-            let items = try engine { () throws(EngineError) in try store.all() }.map { Self.path(of: $0.reference) }
-            let created = self.created
-            return [
-                Property(name: "Items", signature: "ao") { (m) throws(BusFailure) in try m.append(paths: items) },
-                Property(name: "Label", signature: "s") { (m) throws(BusFailure) in try m.append("Login") },
-                Property(name: "Locked", signature: "b") { (m) throws(BusFailure) in try m.append(false) },
-                Property(name: "Created", signature: "t") { (m) throws(BusFailure) in try m.append(created) },
-                Property(name: "Modified", signature: "t") { (m) throws(BusFailure) in try m.append(created) },
-            ]
-        default:
-            guard let reference = Self.reference(of: path) else { throw .noSuchObject(path) }
-            let stored = try engine { () throws(EngineError) in try store.item(reference) }
-            return [
-                Property(name: "Locked", signature: "b") { (m) throws(BusFailure) in try m.append(false) },
-                Property(name: "Attributes", signature: "a{ss}") { (m) throws(BusFailure) in
-                    try m.append(dictionary: stored.attributes)
-                },
-                Property(name: "Label", signature: "s") { (m) throws(BusFailure) in try m.append(stored.label) },
-                Property(name: "Created", signature: "t") { (m) throws(BusFailure) in
-                    try m.append(UInt64(stored.created.timeIntervalSince1970))
-                },
-                Property(name: "Modified", signature: "t") { (m) throws(BusFailure) in
-                    try m.append(UInt64(stored.modified.timeIntervalSince1970))
-                },
-            ]
-        }
-    }
-
-    // MARK: Helpers
-
-    /// A secret as the API carries it, `(session, parameters, value, content type)`: in a plain session the value as
-    /// it is, in an encrypted one sealed under the session's key with a fresh IV as its parameters.
-    private func append(secret: Data, contentType: String, session: String, to reply: BusMessage) throws(BusFailure) {
-        let key = try self.session(session)
-        let sealed =
-            try key.map { (key) throws(BusFailure) in try key.seal(secret) } ?? (parameters: Data(), value: secret)
-        try reply.container("r", "oayays") { () throws(BusFailure) in
-            try reply.append(session, as: "o")
-            try reply.append(bytes: sealed.parameters)
-            try reply.append(bytes: sealed.value)
-            try reply.append(contentType)
-        }
-    }
-
-    /// A secret as a client sends it, `(session, parameters, value, content type)`: the value opened with the
-    /// session's key when the session is encrypted, and its content type.
-    private func readSecret(_ call: BusMessage) throws(BusFailure) -> (value: Data, contentType: String) {
-        var secret = (value: Data(), contentType: "text/plain")
-        _ = try call.enter("r", "oayays") { () throws(BusFailure) in
-            let session = try self.session(try call.readString("o"))
-            let parameters = try call.readBytes()
-            let value = try call.readBytes()
-            secret.value =
-                try session.map { (key) throws(BusFailure) in try key.open(value, parameters: parameters) } ?? value
-            secret.contentType = try call.readString()
-        }
-        return secret
-    }
-
-    /// The key of an open session (`nil` for a plain one); an unknown session is Secret.Error.NoSession.
-    private func session(_ path: String) throws(BusFailure) -> EncryptedSession? {
-        guard let session = sessions[path] else {
-            throw BusFailure(name: "org.freedesktop.Secret.Error.NoSession", message: "no such session: \(path)")
-        }
-        return session
-    }
-
-    private func checkSession(_ path: String) throws(BusFailure) {
-        _ = try session(path)
-    }
-
-    /// An item's path: its persistent reference in hexadecimal under the collection.
-    static func path(of reference: PersistentReference) -> String {
-        collection + "/" + reference.data.map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// The persistent reference an item's path names.
-    static func reference(of path: String) -> PersistentReference? {
-        for prefix in [collection + "/", defaultAlias + "/"] where path.hasPrefix(prefix) {
-            let hex = Array(path.dropFirst(prefix.count))
-            guard hex.count % 2 == 0 else { return nil }
-            var bytes: [UInt8] = []
-            for index in stride(from: 0, to: hex.count, by: 2) {
-                guard let byte = UInt8(String(hex[index..<index + 2]), radix: 16) else { return nil }
-                bytes.append(byte)
-            }
-            return PersistentReference(data: Data(bytes))
-        }
-        return nil
+        return PersistentReference(data: Data(bytes))
     }
 
     /// Runs keychain work, turning its failure into a Secret Service error.
-    private func engine<Result>(_ body: () throws(EngineError) -> Result) throws(BusFailure) -> Result {
+    func engine<Result>(_ body: () throws(EngineError) -> Result) throws(BusFailure) -> Result {
         do {
             return try body()
         } catch {
-            let name =
-                error.code == .itemNotFound
-                ? "org.freedesktop.Secret.Error.NoSuchObject"
-                : error.code == .interactionNotAllowed
-                    ? "org.freedesktop.Secret.Error.IsLocked" : "org.freedesktop.DBus.Error.Failed"
-            throw BusFailure(name: name, message: error.message)
+            throw Self.failure(error)
         }
+    }
+
+    /// A keychain failure as a Secret Service error: NoSuchObject, IsLocked, or Failed with the keychain's words.
+    static func failure(_ error: EngineError) -> BusFailure {
+        let name =
+            error.code == .itemNotFound
+            ? "org.freedesktop.Secret.Error.NoSuchObject"
+            : error.code == .interactionNotAllowed
+                ? "org.freedesktop.Secret.Error.IsLocked" : "org.freedesktop.DBus.Error.Failed"
+        return BusFailure(name: name, message: error.message)
     }
 }

@@ -63,6 +63,7 @@ do {
     signals = (try? identities.feedIdentity(busPID: connection.busProcessID())).flatMap { feed in
         try? ChangeSignals(backend: feed.backend, caller: feed.caller)
     }
+    identities.recordWritten = { [signals] member, path in signals?.sent(member, path) }
     if signals == nil {
         FileHandle.standardError.write(
             Data(
@@ -83,5 +84,7 @@ sigemptyset(&stopSignals)
 sigaddset(&stopSignals, SIGTERM)
 sigaddset(&stopSignals, SIGINT)
 sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
-connection.run(until: { stopRequested != 0 }, each: { signals?.flush(connection.emitItemSignal) })
+connection.run(
+    until: { stopRequested != 0 },
+    each: { signals?.flush { member, path, collection in service.itemSignal(member, item: path, in: collection) } })
 connection.close()

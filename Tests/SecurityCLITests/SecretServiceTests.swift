@@ -14,10 +14,17 @@ final class SecretServiceBus {
     private var daemon: Process?
     private(set) var service: Process?
     private var serviceErrors: Pipe?
+    /// What the service's environment adds to the clients' (a test's pinentry, for one).
+    var serviceEnvironment: [String: String]
+    /// A program (and its arguments) that execs the service in its place, the same process (empty: none).
+    var serviceLauncher: [String] = []
 
     static let serviceExecutable = BuiltExecutable.named("keychain-secret-service")
 
-    init() throws {
+    /// Starts the bus and, unless `startingService` is false (the test prepares the keychain first, then calls
+    /// ``start()``), the service, with `serviceEnvironment` added to its environment.
+    init(serviceEnvironment: [String: String] = [:], startingService: Bool = true) throws {
+        self.serviceEnvironment = serviceEnvironment
         directory = try TemporaryDirectory()
         let socket = directory.file("bus").path
         address = "unix:path=\(socket)"
@@ -28,6 +35,11 @@ final class SecretServiceBus {
         try bus.run()
         daemon = bus
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+        if startingService { try start() }
+    }
+
+    /// Starts the service and waits until it owns its name.
+    func start() throws {
         service = try startService()
         try waitForName()
     }
@@ -47,10 +59,15 @@ final class SecretServiceBus {
     /// Starts another `keychain-secret-service` on the bus.
     func startService(_ arguments: [String] = []) throws -> Process {
         let process = Process()
-        process.executableURL = Self.serviceExecutable
-        process.arguments = arguments
+        if let launcher = serviceLauncher.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = serviceLauncher.dropFirst() + [Self.serviceExecutable.path] + arguments
+        } else {
+            process.executableURL = Self.serviceExecutable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            .merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+            .merging(serviceEnvironment) { $1 }.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
         let errors = Pipe()
         process.standardError = errors
         serviceErrors = errors
@@ -69,15 +86,16 @@ final class SecretServiceBus {
         throw SpawnError(message: "keychain-secret-service never owned org.freedesktop.secrets")
     }
 
-    /// Runs a client (`secret-tool`, `security`) on the bus with `input` on its standard input.
-    func run(_ path: String, _ arguments: [String], input: String = "") throws -> (
-        status: Int32, output: String, errors: String
-    ) {
+    /// Runs a client (`secret-tool`, `security`) on the bus with `input` on its standard input (and `extra` added to
+    /// its environment).
+    func run(_ path: String, _ arguments: [String], input: String = "", environment extra: [String: String] = [:])
+        throws -> (status: Int32, output: String, errors: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            .merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+            .merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }.merging(extra) { $1 }
         let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -290,7 +308,9 @@ struct SecretServiceSessionTests {
         let bus = try SecretServiceBus()
         let security = BuiltExecutable.named("security").path
         let traffic = try captured(on: bus) {
-            let added = try bus.run(security, ["add-generic-password", "-s", "feed.example", "-a", "eve", "-w", "x"])
+            let added = try bus.run(
+                security,
+                ["add-generic-password", "-s", "feed.example", "-a", "eve", "-w", "x", "--access-group", "login"])
             #expect(added.status == 0, "\(added.errors)")
             usleep(600_000)  // the service reads the feed at least every quarter second
             let deleted = try bus.run(security, ["delete-generic-password", "-s", "feed.example", "-a", "eve"])
