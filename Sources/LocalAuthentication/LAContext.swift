@@ -151,7 +151,7 @@ public final class LAContext: NSObject, AuthenticationContextProviding, Sendable
             throw LAError(.authenticationFailed, message: "the keychain cannot be reached: \(error.message)")
         }
         guard status.hasPasscode else {
-            throw LAError(.passcodeNotSet, message: "the keychain has no passcode (set one with set-keychain-passcode)")
+            throw LAError(.passcodeNotSet, message: "the keychain has no passcode (set one with security set-keychain-password)")
         }
     }
 

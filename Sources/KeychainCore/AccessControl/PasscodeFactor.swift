@@ -80,7 +80,7 @@ extension Keybag {
             throw EngineError(
                 .authFailed,
                 "an item whose access control needs the passcode (userPresence, devicePasscode) needs a keychain "
-                    + "passcode, and the keychain has none (set one with set-keychain-passcode)")
+                    + "passcode, and the keychain has none (set one with security set-keychain-password)")
         }
         return factor.publicKey
     }
