@@ -151,7 +151,8 @@ public final class LAContext: NSObject, AuthenticationContextProviding, Sendable
             throw LAError(.authenticationFailed, message: "the keychain cannot be reached: \(error.message)")
         }
         guard status.hasPasscode else {
-            throw LAError(.passcodeNotSet, message: "the keychain has no passcode (set one with security set-keychain-password)")
+            throw LAError(
+                .passcodeNotSet, message: "the keychain has no passcode (set one with security set-keychain-password)")
         }
     }
 
