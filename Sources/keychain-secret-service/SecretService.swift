@@ -31,6 +31,9 @@ final class SecretService {
     var nextSession = 1
     /// The prompts not yet completed, by path.
     var prompts: [String: PendingPrompt] = [:]
+    /// Prompts whose asking ended on its own thread, to complete from the bus loop: path, whether the keychain
+    /// unlocked, the objects unlocked.
+    let finishedPrompts = FinishedPrompts()
     var nextPrompt = 1
 
     /// Told of each item signal sent for a write made here (set by the connection: the change feed then does not

@@ -86,5 +86,8 @@ sigaddset(&stopSignals, SIGINT)
 sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
 connection.run(
     until: { stopRequested != 0 },
-    each: { signals?.flush { member, path, collection in service.itemSignal(member, item: path, in: collection) } })
+    each: {
+        service.completeFinishedPrompts()
+        signals?.flush { member, path, collection in service.itemSignal(member, item: path, in: collection) }
+    })
 connection.close()

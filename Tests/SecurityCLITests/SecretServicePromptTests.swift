@@ -13,7 +13,7 @@ struct SecretServicePromptTests {
 
     /// A bus whose keychain has a passcode, and whose service asks pinentry (a script answering `pin`, or canceling
     /// when it is nil) for it.
-    static func lockedBus(pin: String?) throws -> SecretServiceBus {
+    static func lockedBus(pin: String?, answerAfter delay: Int = 0) throws -> SecretServiceBus {
         let bus = try SecretServiceBus(startingService: false)
         let pinentry = bus.directory.file("pinentry")
         let answer =
@@ -23,7 +23,7 @@ struct SecretServicePromptTests {
             echo 'OK Pleased to meet you'
             while IFS= read -r line; do
               case "$line" in
-                GETPIN*) \(answer) ;;
+                GETPIN*) sleep \(delay); \(answer) ;;
                 BYE*) echo OK; exit 0 ;;
                 *) echo OK ;;
               esac
@@ -85,6 +85,33 @@ struct SecretServicePromptTests {
         #expect(result.output.contains("dismissed False"), "\(result.output)")
         #expect(result.output.contains("locked-after False"), "\(result.output)")
         #expect(result.output.contains("secret after-unlock"), "\(result.output)")
+    }
+
+    @Test("While a prompt asks (pinentry takes 3 s), the service answers every other caller at once")
+    func promptDoesNotBlock() throws {
+        let bus = try Self.lockedBus(pin: Self.passcode, answerAfter: 3)
+        let result = try bus.python(
+            """
+            import threading, time
+            import secretstorage
+            asking = secretstorage.dbus_init()
+            other = secretstorage.dbus_init()
+            collection = secretstorage.get_default_collection(asking)
+            outcome = {}
+            thread = threading.Thread(target=lambda: outcome.update(dismissed=collection.unlock()))
+            thread.start()
+            time.sleep(0.8)
+            start = time.monotonic()
+            list(secretstorage.get_default_collection(other).search_items({'k': 'v'}))
+            print('answered-in', round(time.monotonic() - start, 3))
+            thread.join()
+            print('dismissed', outcome['dismissed'])
+            """)
+        #expect(result.status == 0, "\(result.errors)")
+        let answered = result.output.split(separator: "\n").first { $0.hasPrefix("answered-in") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") }
+        #expect(answered.map { $0 < 1.0 } == true, "another caller waited for the prompt: \(result.output)")
+        #expect(result.output.contains("dismissed False"), "\(result.output)")
     }
 
     @Test("A prompt canceled in pinentry reports dismissed=true and unlocks nothing")
