@@ -139,5 +139,31 @@ struct SecretServiceClientTests {
             .status == 0)
         let reread = try bus.run(Self.security, ["find-generic-password", "-s", "smtp.example.org", "-a", "zoë", "-w"])
         #expect(reread.output == "rotated-by-secret-tool\n", "\(reread.errors)")
+
+        // A Swift program's own SecItem calls (an app entitled to the group `login`): it reads what secret-tool
+        // stored, and secret-tool reads what it adds.
+        let entitlements = bus.directory.file("app.entitlements")
+        try PropertyListSerialization.data(
+            fromPropertyList: ["keychain-access-groups": ["login"]], format: .xml, options: 0
+        ).write(to: entitlements)
+        let app = BuiltExecutable.named("secitem-probe").path
+        let environment = ["KEYCHAIN_ENTITLEMENTS": entitlements.path]
+        let read = try bus.run(
+            app,
+            [
+                "copy",
+                #"{"class": "genp", "svce": "imap.example.org", "acct": "zoë", "r_Data": true}"#,
+            ], environment: environment)
+        let expected = Data("rotated-by-security".utf8).base64EncodedString()
+        #expect(read.output.contains(expected), "the Swift program read \(read.output) \(read.errors)")
+        let stored = try bus.run(
+            app,
+            [
+                "add",
+                #"{"class": "genp", "svce": "api.example.org", "acct": "swift", "v_Data": {"$data": "\#(Data("from-swift".utf8).base64EncodedString())"}}"#,
+            ], environment: environment)
+        #expect(stored.output.contains("\"status\":0"), "\(stored.output) \(stored.errors)")
+        #expect(
+            try bus.secretTool(["lookup", "service", "api.example.org", "username", "swift"]).output == "from-swift")
     }
 }
