@@ -8,26 +8,47 @@ import Foundation
 /// A keybag sealed this way says so in the associated data of its index key (which the device key alone wraps and
 /// every open unwraps), so deleting the seal is detected too: only a keybag whose index key carries the older
 /// associated data (one made before sealing) is read unsealed, and it is sealed at its next write.
+///
+/// The seal alone cannot tell an earlier sealed state written back (a copy of the keybag's row from before the
+/// wrong passcodes) from the present. Where the device key is sealed by a TPM, the seal also covers the value of
+/// the keychain's attempts counter in that TPM (``TPMCounterBinding``), which every new seal increments first: a
+/// state sealed earlier carries an older value and no longer matches, so writing it back locks passcode entry out
+/// like any other edit. An NV write per seal is affordable: seals are made only when the count, the wait, the
+/// passcode or the erase threshold change (a wrong passcode already costs an Argon2id and a TPM HMAC), never per
+/// item. A crash between the increment and the write of the new seal leaves the stored seal one value behind,
+/// which reads as tampering: passcode entry waits the longest wait once (failing closed).
 struct AttemptsSeal {
     private let key: SecretKey
     private let deviceKey: SecretKey
+    /// The keychain's attempts counter in the TPM, when its device key is sealed by one.
+    let counter: TPMCounterBinding?
 
     /// The seal of the keybags of this device key.
     init(deviceKey: SecretKey) throws(EngineError) {
         self.deviceKey = deviceKey
         key = try KeyedHash.deriveKey(from: deviceKey, context: "swift-keychain keybag attempts v1")
+        counter = TPMCounterBinding.registered(for: deviceKey, purpose: .attempts)
     }
 
     /// Whether the record's counter, wait and erase threshold are the ones last sealed (always true for a keybag made
-    /// before sealing, which has no seal yet).
+    /// before sealing, which has no seal yet), at the TPM counter's current value when the keychain has one.
     func isAuthentic(_ record: KeybagRecord) throws(EngineError) -> Bool {
         guard record.sealsAttempts else { return true }
         guard let stored = record.attemptsSeal else { return false }
-        return KeyedHash.equal(stored, try tag(record))
+        guard let counter else { return KeyedHash.equal(stored, try tag(record, counterValue: nil)) }
+        return KeyedHash.equal(stored, try tag(record, counterValue: try counter.value()))
     }
 
-    /// The record with a fresh seal over its current values; a keybag made before sealing also gets its index key
-    /// rewrapped with the associated data that says it is sealed.
+    /// Whether the record was sealed before its keychain's TPM counter existed (the counter is new in this process
+    /// and the seal matches without it): ``Keybag/open(database:deviceKey:cost:)`` seals it again, with the counter.
+    func isSealedBeforeCounter(_ record: KeybagRecord) throws(EngineError) -> Bool {
+        guard let counter, counter.isNew, record.sealsAttempts, let stored = record.attemptsSeal else { return false }
+        return KeyedHash.equal(stored, try tag(record, counterValue: nil))
+    }
+
+    /// The record with a fresh seal over its current values (after incrementing the TPM counter, when the keychain
+    /// has one); a keybag made before sealing also gets its index key rewrapped with the associated data that says
+    /// it is sealed.
     func sealing(_ record: KeybagRecord, indexKey: SecretKey) throws(EngineError) -> KeybagRecord {
         var sealed = record
         if !sealed.sealsAttempts {
@@ -36,7 +57,7 @@ struct AttemptsSeal {
                 associatedData: KeybagRecord.associatedData(keybag: record.uuid, name: .index, sealsAttempts: true))
             sealed.sealsAttempts = true
         }
-        sealed.attemptsSeal = try tag(sealed)
+        sealed.attemptsSeal = try tag(sealed, counterValue: try counter?.increment())
         return sealed
     }
 
@@ -49,10 +70,14 @@ struct AttemptsSeal {
         return locked
     }
 
-    private func tag(_ record: KeybagRecord) throws(EngineError) -> Data {
+    private func tag(_ record: KeybagRecord, counterValue: UInt64?) throws(EngineError) -> Data {
         var message = Array("swift-keychain keybag attempts v1".utf8) + Array(record.uuid)
         func append(_ value: UInt64) {
             withUnsafeBytes(of: value.littleEndian) { message.append(contentsOf: $0) }
+        }
+        if let counterValue {
+            message.append(contentsOf: Array("tpm".utf8))
+            append(counterValue)
         }
         if let passcode = record.passcode {
             message.append(UInt8(passcode.salt.count))

@@ -42,11 +42,14 @@ enum DeviceKeyTPM {
     static func sealedFile(_ key: SecretKey, by context: TPMContext) throws(EngineError) -> [UInt8] {
         var bytes = key.withUnsafeBytes { Array($0) }
         defer { zero(&bytes) }
+        let file: [UInt8]
         do {
-            return magic + (try context.seal(bytes).serialized())
+            file = magic + (try context.seal(bytes).serialized())
         } catch {
             throw EngineError(.notAvailable, "cannot seal the new keychain's device key to the TPM: \(error.message)")
         }
+        try TPMCounterBinding.register(deviceKey: key, context: context)
+        return file
     }
 
     /// The device key sealed in `blob` (the bytes after a format-2 header), unsealed by the TPM this process is
@@ -89,11 +92,15 @@ enum DeviceKeyTPM {
                 "the TPM at \(context.tcti) did not unseal the device key \(path): \(error.message)")
         }
         defer { zero(&bytes) }
+        let key: SecretKey
         do {
-            return try SecretKey(copying: bytes)
+            key = try SecretKey(copying: bytes)
         } catch {
             throw EngineError(.invalidKeychain, "the device key \(path) sealed by the TPM is not a 32-byte key")
         }
+        // The keychain's counters in this TPM, which its high-water mark and attempts seal record (rollback).
+        try TPMCounterBinding.register(deviceKey: key, context: context)
+        return key
     }
 
     private static func zero(_ bytes: inout [UInt8]) {
