@@ -1,4 +1,5 @@
 import KeychainTPM
+import Synchronization
 
 /// The device key sealed by a TPM 2.0 (DESIGN §15, issue 26): `device.key` format 2 holds the key as a blob only
 /// the TPM that sealed it can open, so a copied keychain directory is useless on any other machine.
@@ -30,7 +31,7 @@ enum DeviceKeyTPM {
     static func contextForNewKey() throws(EngineError) -> TPMContext? {
         let environment = environment
         do {
-            return try TPMContext.open(environment: environment)
+            return try sharedContext(environment: environment)
         } catch {
             guard environment[TPMContext.environmentVariable] != nil else { return nil }
             throw EngineError(
@@ -63,7 +64,7 @@ enum DeviceKeyTPM {
         }
         let context: TPMContext?
         do {
-            context = try TPMContext.open(environment: environment)
+            context = try sharedContext(environment: environment)
         } catch {
             throw EngineError(
                 .interactionNotAllowed,
@@ -79,8 +80,9 @@ enum DeviceKeyTPM {
                 "the device key \(path) is sealed by a TPM, and no TPM is configured here (\(reason))")
         }
         var bytes: [UInt8]
+        var used = context
         do {
-            bytes = try context.unseal(sealed)
+            (bytes, used) = try unseal(sealed, with: context)
         } catch  where error.code == .foreignBlob {
             throw EngineError(
                 .invalidKeychain,
@@ -99,8 +101,51 @@ enum DeviceKeyTPM {
             throw EngineError(.invalidKeychain, "the device key \(path) sealed by the TPM is not a 32-byte key")
         }
         // The keychain's counters in this TPM, which its high-water mark and attempts seal record (rollback).
-        try TPMCounterBinding.register(deviceKey: key, context: context)
+        try TPMCounterBinding.register(deviceKey: key, context: used)
         return key
+    }
+
+    // MARK: One connection per TPM
+
+    /// The process's connection to each TPM, by TCTI: the keychains of one TPM share it (their counters and passcode
+    /// keys are used through it for as long as they are open), and a software TPM serves one connection at a time.
+    private static let contexts = Mutex<[String: TPMContext]>([:])
+
+    /// The connection to the TPM `environment` configures (``TPMContext/configuredTCTI(environment:)``), opened on
+    /// first use and kept; `nil` when none is configured, or only the default device without libtss2.
+    static func sharedContext(environment: [String: String]) throws(TPMError) -> TPMContext? {
+        guard let tcti = TPMContext.configuredTCTI(environment: environment) else { return nil }
+        if environment[TPMContext.environmentVariable] == nil, TPMContext.loadFailure() != nil { return nil }
+        return try sharedContext(tcti: tcti)
+    }
+
+    /// The connection to the TPM at `tcti`, opened on first use (under the lock: two connections at once would
+    /// wait on each other at a software TPM) and kept.
+    static func sharedContext(tcti: String) throws(TPMError) -> TPMContext {
+        try contexts.withLock { (contexts) throws(TPMError) -> TPMContext in
+            if let context = contexts[tcti] { return context }
+            let context = try TPMContext.open(tcti: tcti)
+            contexts[tcti] = context
+            return context
+        }
+    }
+
+    /// Unseals with `context`; when that fails otherwise than by refusing the blob, the kept connection may be dead
+    /// (the TPM restarted): it is dropped, and the unseal tried once more on a new one. Returns the connection used.
+    private static func unseal(
+        _ sealed: TPMBlob, with context: TPMContext
+    ) throws(TPMError) -> ([UInt8], TPMContext) {
+        do {
+            return (try context.unseal(sealed), context)
+        } catch  where error.code == .foreignBlob || error.code == .invalidBlob {
+            throw error
+        } catch {
+            contexts.withLock { contexts in
+                if contexts[context.tcti] === context { contexts[context.tcti] = nil }
+            }
+            let fresh = try sharedContext(tcti: context.tcti)
+            return (try fresh.unseal(sealed), fresh)
+        }
     }
 
     private static func zero(_ bytes: inout [UInt8]) {
