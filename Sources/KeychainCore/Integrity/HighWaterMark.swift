@@ -113,6 +113,21 @@ final class HighWaterMark {
         }
     }
 
+    /// Records the TPM counter's current value with the current sequence (synced), for a keychain whose device key
+    /// is being moved into the TPM: from then on the mark is bound to the counter.
+    func bindToCounter() throws(EngineError) {
+        guard let counter else { return }
+        guard writable, let file else {
+            throw EngineError(.writePermission, "cannot bind the high-water mark \(path) to the TPM: it is read-only")
+        }
+        let value = try counter.value()
+        try file.withExclusiveLock { () throws(EngineError) in
+            let sequence = storedUnchecked()?.sequence ?? 0
+            try file.write(try Self.encode(Stored(sequence: sequence, counter: (value, sequence)), key: key), at: 0)
+            try file.synchronize()
+        }
+    }
+
     /// Raises the recorded sequence to `sequence` unless it is already as high (another process may have raised
     /// it further), advancing the TPM counter when the mark passed ``counterInterval`` sequences since it last did.
     /// Failures are ignored: the commit is already durable, and a lower mark only weakens the check.
@@ -122,7 +137,9 @@ final class HighWaterMark {
             let current = storedUnchecked()
             if let current, current.sequence >= sequence { return }
             guard let counter else {
-                try file.write(try Self.encode(Stored(sequence: sequence), key: key), at: 0)
+                // A counter value recorded while the device key was in the TPM is kept (a keychain moved out of the
+                // TPM and back, or another process still holding the TPM's key, then agrees with the counter).
+                try file.write(try Self.encode(Stored(sequence: sequence, counter: current?.counter), key: key), at: 0)
                 return
             }
             var next = Stored(sequence: sequence, counter: current?.counter)

@@ -32,23 +32,38 @@ struct AttemptsSeal {
 
     /// Whether the record's counter, wait and erase threshold are the ones last sealed (always true for a keybag made
     /// before sealing, which has no seal yet), at the TPM counter's current value when the keychain has one.
+    ///
+    /// A seal made with a TPM counter carries the counter's value after the tag (40 bytes). Where the device key is
+    /// a file (a keychain moved out of the TPM) that value is only authenticated, not compared: there is no TPM.
     func isAuthentic(_ record: KeybagRecord) throws(EngineError) -> Bool {
         guard record.sealsAttempts else { return true }
-        guard let stored = record.attemptsSeal else { return false }
-        guard let counter else { return KeyedHash.equal(stored, try tag(record, counterValue: nil)) }
-        return KeyedHash.equal(stored, try tag(record, counterValue: try counter.value()))
+        guard let stored = record.attemptsSeal, let (tag, value) = Self.split(stored) else { return false }
+        if let counter {
+            guard let value, value == (try counter.value()) else { return false }
+        }
+        return KeyedHash.equal(tag, try self.tag(record, counterValue: value))
     }
 
-    /// Whether the record was sealed before its keychain's TPM counter existed (the counter is new in this process
-    /// and the seal matches without it): ``Keybag/open(database:deviceKey:cost:)`` seals it again, with the counter.
+    /// Whether the record's seal is sound but was not made at the counter's current value, on a counter new in this
+    /// process (a keychain sealed by a TPM before counters were bound): ``Keybag/open(database:deviceKey:cost:)``
+    /// seals it again, with the counter.
     func isSealedBeforeCounter(_ record: KeybagRecord) throws(EngineError) -> Bool {
-        guard let counter, counter.isNew, record.sealsAttempts, let stored = record.attemptsSeal else { return false }
-        return KeyedHash.equal(stored, try tag(record, counterValue: nil))
+        guard let counter, counter.isNew, record.sealsAttempts else { return false }
+        return try isAuthenticIgnoringCounter(record)
+    }
+
+    /// Whether the seal matches the record's values, whatever counter value it carries (moving a keychain into the
+    /// TPM checks this, then seals again with the counter).
+    func isAuthenticIgnoringCounter(_ record: KeybagRecord) throws(EngineError) -> Bool {
+        guard record.sealsAttempts else { return true }
+        guard let stored = record.attemptsSeal, let (tag, value) = Self.split(stored) else { return false }
+        return KeyedHash.equal(tag, try self.tag(record, counterValue: value))
     }
 
     /// The record with a fresh seal over its current values (after incrementing the TPM counter, when the keychain
-    /// has one); a keybag made before sealing also gets its index key rewrapped with the associated data that says
-    /// it is sealed.
+    /// has one; without one, a counter value the previous seal carried is carried on, so that a keychain moved out
+    /// of the TPM and back, or a process still holding the file key, agrees with the counter); a keybag made before
+    /// sealing also gets its index key rewrapped with the associated data that says it is sealed.
     func sealing(_ record: KeybagRecord, indexKey: SecretKey) throws(EngineError) -> KeybagRecord {
         var sealed = record
         if !sealed.sealsAttempts {
@@ -57,8 +72,22 @@ struct AttemptsSeal {
                 associatedData: KeybagRecord.associatedData(keybag: record.uuid, name: .index, sealsAttempts: true))
             sealed.sealsAttempts = true
         }
-        sealed.attemptsSeal = try tag(sealed, counterValue: try counter?.increment())
+        let value = try counter?.increment() ?? record.attemptsSeal.flatMap { Self.split($0)?.value }
+        var seal = try tag(sealed, counterValue: value)
+        if let value { withUnsafeBytes(of: value.littleEndian) { seal.append(contentsOf: $0) } }
+        sealed.attemptsSeal = seal
         return sealed
+    }
+
+    /// A stored seal's tag and the counter value it carries (`nil` for a seal made without a TPM counter).
+    private static func split(_ stored: Data) -> (tag: Data, value: UInt64?)? {
+        switch stored.count {
+        case 32: return (stored, nil)
+        case 40:
+            let value = stored.suffix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            return (stored.prefix(32), value)
+        default: return nil
+        }
     }
 
     /// A record whose seal is broken, as it is treated: the true count and wait are unknown, so the count becomes

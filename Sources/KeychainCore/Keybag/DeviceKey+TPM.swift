@@ -19,6 +19,8 @@ enum DeviceKeyTPM {
 
     /// The environment the TPM is chosen from: ``tcti`` when set, else the process's `KEYCHAIN_TPM` (never read in
     /// a process started with `AT_SECURE`, whose environment is its caller's choice).
+    static var configuredEnvironment: [String: String] { environment }
+
     private static var environment: [String: String] {
         if let tcti { return [TPMContext.environmentVariable: tcti] }
         guard let named = ProcessEnvironment.current[TPMContext.environmentVariable] else { return [:] }
