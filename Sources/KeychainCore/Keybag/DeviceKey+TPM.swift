@@ -1,6 +1,10 @@
 import KeychainTPM
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The device key sealed by a TPM 2.0 (DESIGN §15, issue 26): `device.key` format 2 holds the key as a blob only
 /// the TPM that sealed it can open, so a copied keychain directory is useless on any other machine.
 ///
@@ -127,9 +131,18 @@ enum DeviceKeyTPM {
         try contexts.withLock { (contexts) throws(TPMError) -> TPMContext in
             if let context = contexts[tcti] { return context }
             let context = try TPMContext.open(tcti: tcti)
+            if contexts.isEmpty { atexit { DeviceKeyTPM.closeConnections() } }
             contexts[tcti] = context
             return context
         }
+    }
+
+    /// Flushes the primary key of every kept connection, at exit: a software TPM without a resource manager keeps
+    /// it otherwise, and has room for three. (A TPM whose connection is gone must not kill the exiting process with
+    /// SIGPIPE.)
+    static func closeConnections() {
+        signal(SIGPIPE, SIG_IGN)
+        for context in contexts.withLock({ $0.values }) { context.close() }
     }
 
     /// Unseals with `context`; when that fails otherwise than by refusing the blob, the kept connection may be dead
