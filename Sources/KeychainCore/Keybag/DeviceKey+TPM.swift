@@ -50,12 +50,20 @@ enum DeviceKeyTPM {
         var bytes = key.withUnsafeBytes { Array($0) }
         defer { zero(&bytes) }
         let file: [UInt8]
+        var used = context
         do {
-            file = magic + (try context.seal(bytes).serialized())
+            do {
+                file = magic + (try context.seal(bytes).serialized())
+            } catch {
+                // The kept connection may be dead (the TPM restarted): once more on a new one.
+                forget(context)
+                used = try sharedContext(tcti: context.tcti)
+                file = magic + (try used.seal(bytes).serialized())
+            }
         } catch {
             throw EngineError(.notAvailable, "cannot seal the new keychain's device key to the TPM: \(error.message)")
         }
-        try TPMCounterBinding.register(deviceKey: key, context: context)
+        try TPMCounterBinding.register(deviceKey: key, context: used)
         return file
     }
 
@@ -137,6 +145,13 @@ enum DeviceKeyTPM {
         }
     }
 
+    /// Drops a kept connection that failed, so the next use opens a new one.
+    private static func forget(_ context: TPMContext) {
+        contexts.withLock { contexts in
+            if contexts[context.tcti] === context { contexts[context.tcti] = nil }
+        }
+    }
+
     /// Flushes the primary key of every kept connection, at exit: a software TPM without a resource manager keeps
     /// it otherwise, and has room for three. (A TPM whose connection is gone must not kill the exiting process with
     /// SIGPIPE.)
@@ -155,9 +170,7 @@ enum DeviceKeyTPM {
         } catch  where error.code == .foreignBlob || error.code == .invalidBlob {
             throw error
         } catch {
-            contexts.withLock { contexts in
-                if contexts[context.tcti] === context { contexts[context.tcti] = nil }
-            }
+            forget(context)
             let fresh = try sharedContext(tcti: context.tcti)
             return (try fresh.unseal(sealed), fresh)
         }
