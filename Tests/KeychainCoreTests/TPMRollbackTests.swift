@@ -92,6 +92,26 @@ struct TPMRollbackTests {
         #expect(error?.message.contains("rolled back") == true, "\(String(describing: error))")
     }
 
+    @Test("deleting a TPM-sealed keychain deletes its two counters from the TPM's NV memory")
+    func countersReleased() throws {
+        let tpm = try SoftwareTPM()
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        try open(directory, clock, tpm: tpm.tcti).addPassword("alice", "first")
+        let keychain = KeychainDirectory(url: directory.keychain)
+        let deviceKey = try #require(
+            try DeviceKeyTPM.$tcti.withValue(tpm.tcti) { try DeviceKey.existing(in: keychain) })
+        let indices = try TPMCounterBinding.counterIndices(for: deviceKey)
+        let context = try DeviceKeyTPM.sharedContext(tcti: tpm.tcti)
+        for index in [indices.highWaterMark, indices.attempts] {
+            _ = try context.read(TPMNVCounter(index: index))
+        }
+        try DeviceKeyTPM.$tcti.withValue(tpm.tcti) { try keychain.remove() }
+        for index in [indices.highWaterMark, indices.attempts] {
+            #expect(throws: TPMError.self) { try context.read(TPMNVCounter(index: index)) }
+        }
+    }
+
     // MARK: The failed-passcode counter
 
     /// The keybag's clear attempts state: the counter, the wait, the threshold and their seal.

@@ -72,6 +72,20 @@ final class TPMCounterBinding: Sendable {
         }
     }
 
+    /// Deletes the TPM counters of the keychain in `directory` (before its files are removed): each takes NV memory,
+    /// of which a TPM has little. Best effort: a keychain whose device key is a file, or whose TPM is not reachable
+    /// now, keeps them (they then stay defined, unused).
+    static func releaseCounters(ofKeychainIn directory: KeychainDirectory) {
+        guard (try? DeviceKeyStorage.current(in: directory.url)) == .tpm,
+            let deviceKey = try? DeviceKey.existing(in: directory),
+            let binding = registered(for: deviceKey, purpose: .attempts),
+            let indices = try? counterIndices(for: deviceKey)
+        else { return }
+        for index in [indices.highWaterMark, indices.attempts] {
+            try? binding.context.undefine(TPMNVCounter(index: index))
+        }
+    }
+
     /// The counter registered for the keys made from `key` (the integrity key for the high-water mark, the device
     /// key for the attempts), or `nil` for a keychain whose device key is a file.
     static func registered(for key: SecretKey, purpose: Purpose) -> TPMCounterBinding? {
