@@ -115,7 +115,10 @@ final class TPMCounterBinding: Sendable {
         } catch {
             // Another process may have defined it between the read and this call.
             guard (try? context.read(counter)) != nil else {
-                throw failure(error, "defining the keychain's counter in the TPM at \(context.tcti)")
+                throw failure(
+                    error,
+                    "defining the keychain's counter in the TPM at \(context.tcti) (its NV memory may be full, or its "
+                        + "owner hierarchy has an authorization value)")
             }
             return TPMCounterBinding(context: context, counter: counter, isNew: false)
         }
