@@ -226,8 +226,11 @@ final class HighWaterMark {
     }
 
     private func damaged() -> EngineError {
-        EngineError(
-            .decode,
-            "the keychain's high-water mark file \(path) is damaged; remove it to accept the database as it is now")
+        // Bound to a TPM counter, a removed mark reads as a rollback: only a sound copy of the file helps then.
+        let remedy =
+            counter == nil
+            ? "remove it to accept the database as it is now"
+            : "restore it from the keychain's latest copy (the TPM's counter refuses a keychain without it)"
+        return EngineError(.decode, "the keychain's high-water mark file \(path) is damaged; \(remedy)")
     }
 }
