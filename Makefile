@@ -114,6 +114,7 @@ install: static-security
 	@if [ -z "$(DESTDIR)" ]; then \
 		getent passwd keychaind >/dev/null || useradd --system --user-group --no-create-home \
 			--home-dir /var/lib/swift-keychain --shell /usr/sbin/nologin keychaind; \
+		if getent group tss >/dev/null; then usermod -a -G tss keychaind; fi; \
 		if [ -d /run/systemd/system ]; then \
 			systemctl daemon-reload && systemctl enable --now keychaind.socket; \
 		else \

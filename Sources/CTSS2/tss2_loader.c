@@ -31,6 +31,7 @@ static struct {
     TSS2_RC (*Esys_ECDH_ZGen)(ESYS_CONTEXT *esysContext, ESYS_TR keyHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_ECC_POINT *inPoint, TPM2B_ECC_POINT **outPoint);
     TSS2_RC (*Esys_NV_DefineSpace)(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_AUTH *auth, const TPM2B_NV_PUBLIC *publicInfo, ESYS_TR *nvHandle);
     TSS2_RC (*Esys_NV_Increment)(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3);
+    TSS2_RC (*Esys_NV_UndefineSpace)(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3);
     TSS2_RC (*Esys_NV_Read)(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT16 size, UINT16 offset, TPM2B_MAX_NV_BUFFER **data);
     TSS2_RC (*Esys_DictionaryAttackParameters)(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT32 newMaxTries, UINT32 newRecoveryTime, UINT32 lockoutRecovery);
     TSS2_RC (*Esys_DictionaryAttackLockReset)(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3);
@@ -98,6 +99,7 @@ static void load(void) {
     RESOLVE(esys, "libtss2-esys.so.0", Esys_ECDH_ZGen);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_DefineSpace);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_Increment);
+    RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_UndefineSpace);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_Read);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_DictionaryAttackParameters);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_DictionaryAttackLockReset);
@@ -141,6 +143,7 @@ TSS2_RC ck_Esys_Sign(ESYS_CONTEXT *esysContext, ESYS_TR keyHandle, ESYS_TR shand
 TSS2_RC ck_Esys_ECDH_ZGen(ESYS_CONTEXT *esysContext, ESYS_TR keyHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_ECC_POINT *inPoint, TPM2B_ECC_POINT **outPoint) { return tss2.Esys_ECDH_ZGen(esysContext, keyHandle, shandle1, shandle2, shandle3, inPoint, outPoint); }
 TSS2_RC ck_Esys_NV_DefineSpace(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, const TPM2B_AUTH *auth, const TPM2B_NV_PUBLIC *publicInfo, ESYS_TR *nvHandle) { return tss2.Esys_NV_DefineSpace(esysContext, authHandle, shandle1, shandle2, shandle3, auth, publicInfo, nvHandle); }
 TSS2_RC ck_Esys_NV_Increment(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3) { return tss2.Esys_NV_Increment(esysContext, authHandle, nvIndex, shandle1, shandle2, shandle3); }
+TSS2_RC ck_Esys_NV_UndefineSpace(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3) { return tss2.Esys_NV_UndefineSpace(esysContext, authHandle, nvIndex, shandle1, shandle2, shandle3); }
 TSS2_RC ck_Esys_NV_Read(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT16 size, UINT16 offset, TPM2B_MAX_NV_BUFFER **data) { return tss2.Esys_NV_Read(esysContext, authHandle, nvIndex, shandle1, shandle2, shandle3, size, offset, data); }
 TSS2_RC ck_Esys_DictionaryAttackParameters(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT32 newMaxTries, UINT32 newRecoveryTime, UINT32 lockoutRecovery) { return tss2.Esys_DictionaryAttackParameters(esysContext, lockHandle, shandle1, shandle2, shandle3, newMaxTries, newRecoveryTime, lockoutRecovery); }
 TSS2_RC ck_Esys_DictionaryAttackLockReset(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3) { return tss2.Esys_DictionaryAttackLockReset(esysContext, lockHandle, shandle1, shandle2, shandle3); }

@@ -57,6 +57,13 @@ public final class TPMContext: Sendable {
         return TPMContext(tcti: tcti, session: session)
     }
 
+    /// Flushes the storage primary key from the TPM; the context is unusable afterwards. A context kept for the
+    /// process's life calls this at exit: a TPM reached without a resource manager (a software TPM over TCP) keeps
+    /// transient objects across connections, and has room for only a few.
+    public func close() {
+        session.withLock { $0.flushPrimary() }
+    }
+
     /// Why libtss2 cannot be loaded, or `nil` when it is.
     public static func loadFailure() -> String? {
         var error = [CChar](repeating: 0, count: 512)
@@ -101,8 +108,14 @@ final class TPMSession {
         primary = try makePrimary()
     }
 
-    deinit {
+    /// Flushes the primary key (once).
+    func flushPrimary() {
         if primary != ESYS_TR(ESYS_TR_NONE) { _ = ck_Esys_FlushContext(esys, primary) }
+        primary = ESYS_TR(ESYS_TR_NONE)
+    }
+
+    deinit {
+        flushPrimary()
         var context: OpaquePointer? = esys
         ck_Esys_Finalize(&context)
         ck_Tss2_TctiLdr_Finalize(&tcti)

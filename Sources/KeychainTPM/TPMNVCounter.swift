@@ -64,6 +64,26 @@ extension TPMContext {
         }
     }
 
+    /// Deletes `counter` from the TPM's NV memory (under the owner hierarchy, whose authorization must be empty),
+    /// giving its space back. Defining it again later starts it at the highest value any counter of this TPM had.
+    public func undefine(_ counter: TPMNVCounter) throws(TPMError) {
+        try withSession { (session) throws(TPMError) in
+            var handle = ESYS_TR(ESYS_TR_NONE)
+            try TPMError.check(
+                ck_Esys_TR_FromTPMPublic(
+                    session.esys, counter.index, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
+                    &handle),
+                "finding the TPM counter at NV index 0x\(String(counter.index, radix: 16)) (is it defined?)")
+            let undefined = ck_Esys_NV_UndefineSpace(
+                session.esys, ESYS_TR(ESYS_TR_RH_OWNER), handle, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE),
+                ESYS_TR(ESYS_TR_NONE))
+            // ESAPI forgets the handle itself when the index is gone.
+            if undefined != 0 { _ = ck_Esys_TR_Close(session.esys, &handle) }
+            try TPMError.check(
+                undefined, "deleting the TPM counter at NV index 0x\(String(counter.index, radix: 16))")
+        }
+    }
+
     /// The value of `counter`.
     public func read(_ counter: TPMNVCounter) throws(TPMError) -> UInt64 {
         try withSession { (session) throws(TPMError) -> UInt64 in

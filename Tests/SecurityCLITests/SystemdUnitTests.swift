@@ -43,9 +43,14 @@ struct SystemdUnitTests {
             "ExecStart=/usr/local/bin/keychaind --state-directory /var/lib/swift-keychain",
             // Room for the daemon's per-user limits many times over (issue 20).
             "LimitNOFILE=65536", "TasksMax=8192", "MemoryMax=4G",
+            // The TPM's resource manager and no other device (issue 26): PrivateDevices would hide it.
+            "DevicePolicy=closed", "DeviceAllow=/dev/tpmrm0 rw", "SystemCallFilter=~@raw-io",
         ] {
             #expect(service.contains("\n\(line)\n"), "keychaind.service lacks \(line)")
         }
+        #expect(!service.contains("\nPrivateDevices=yes"), "PrivateDevices=yes hides /dev/tpmrm0 from the daemon")
+        let allowed = service.split(separator: "\n").filter { $0.hasPrefix("DeviceAllow=") }
+        #expect(allowed == ["DeviceAllow=/dev/tpmrm0 rw"], "keychaind.service allows other devices: \(allowed)")
     }
 
     @Test(

@@ -278,6 +278,7 @@ final class ChangeLog: WriteTransactionObserver {
         try database.readTransaction { () throws(EngineError) in
             let counter = try IntegrityCounter.load(from: database, key: key)
             let newest = try newestSequence()
+            if mark == nil { try highWaterMark?.checkPresent(newest: newest) }
             try Self.check(newest, against: mark, path: highWaterMark?.path)
             // The sealed counter is rewritten at each compaction, which never removes the newest record: a log
             // that ends before it was cut. A record removed from the middle breaks the count `verify()` checks.

@@ -1,4 +1,9 @@
 import KeychainTPM
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The device key sealed by a TPM 2.0 (DESIGN §15, issue 26): `device.key` format 2 holds the key as a blob only
 /// the TPM that sealed it can open, so a copied keychain directory is useless on any other machine.
@@ -18,6 +23,8 @@ enum DeviceKeyTPM {
 
     /// The environment the TPM is chosen from: ``tcti`` when set, else the process's `KEYCHAIN_TPM` (never read in
     /// a process started with `AT_SECURE`, whose environment is its caller's choice).
+    static var configuredEnvironment: [String: String] { environment }
+
     private static var environment: [String: String] {
         if let tcti { return [TPMContext.environmentVariable: tcti] }
         guard let named = ProcessEnvironment.current[TPMContext.environmentVariable] else { return [:] }
@@ -30,7 +37,7 @@ enum DeviceKeyTPM {
     static func contextForNewKey() throws(EngineError) -> TPMContext? {
         let environment = environment
         do {
-            return try TPMContext.open(environment: environment)
+            return try sharedContext(environment: environment)
         } catch {
             guard environment[TPMContext.environmentVariable] != nil else { return nil }
             throw EngineError(
@@ -42,11 +49,22 @@ enum DeviceKeyTPM {
     static func sealedFile(_ key: SecretKey, by context: TPMContext) throws(EngineError) -> [UInt8] {
         var bytes = key.withUnsafeBytes { Array($0) }
         defer { zero(&bytes) }
+        let file: [UInt8]
+        var used = context
         do {
-            return magic + (try context.seal(bytes).serialized())
+            do {
+                file = magic + (try context.seal(bytes).serialized())
+            } catch {
+                // The kept connection may be dead (the TPM restarted): once more on a new one.
+                forget(context)
+                used = try sharedContext(tcti: context.tcti)
+                file = magic + (try used.seal(bytes).serialized())
+            }
         } catch {
             throw EngineError(.notAvailable, "cannot seal the new keychain's device key to the TPM: \(error.message)")
         }
+        try TPMCounterBinding.register(deviceKey: key, context: used)
+        return file
     }
 
     /// The device key sealed in `blob` (the bytes after a format-2 header), unsealed by the TPM this process is
@@ -60,7 +78,7 @@ enum DeviceKeyTPM {
         }
         let context: TPMContext?
         do {
-            context = try TPMContext.open(environment: environment)
+            context = try sharedContext(environment: environment)
         } catch {
             throw EngineError(
                 .interactionNotAllowed,
@@ -76,8 +94,9 @@ enum DeviceKeyTPM {
                 "the device key \(path) is sealed by a TPM, and no TPM is configured here (\(reason))")
         }
         var bytes: [UInt8]
+        var used = context
         do {
-            bytes = try context.unseal(sealed)
+            (bytes, used) = try unseal(sealed, with: context)
         } catch  where error.code == .foreignBlob {
             throw EngineError(
                 .invalidKeychain,
@@ -89,10 +108,71 @@ enum DeviceKeyTPM {
                 "the TPM at \(context.tcti) did not unseal the device key \(path): \(error.message)")
         }
         defer { zero(&bytes) }
+        let key: SecretKey
         do {
-            return try SecretKey(copying: bytes)
+            key = try SecretKey(copying: bytes)
         } catch {
             throw EngineError(.invalidKeychain, "the device key \(path) sealed by the TPM is not a 32-byte key")
+        }
+        // The keychain's counters in this TPM, which its high-water mark and attempts seal record (rollback).
+        try TPMCounterBinding.register(deviceKey: key, context: used)
+        return key
+    }
+
+    // MARK: One connection per TPM
+
+    /// The process's connection to each TPM, by TCTI: the keychains of one TPM share it (their counters and passcode
+    /// keys are used through it for as long as they are open), and a software TPM serves one connection at a time.
+    private static let contexts = Mutex<[String: TPMContext]>([:])
+
+    /// The connection to the TPM `environment` configures (``TPMContext/configuredTCTI(environment:)``), opened on
+    /// first use and kept; `nil` when none is configured, or only the default device without libtss2.
+    static func sharedContext(environment: [String: String]) throws(TPMError) -> TPMContext? {
+        guard let tcti = TPMContext.configuredTCTI(environment: environment) else { return nil }
+        if environment[TPMContext.environmentVariable] == nil, TPMContext.loadFailure() != nil { return nil }
+        return try sharedContext(tcti: tcti)
+    }
+
+    /// The connection to the TPM at `tcti`, opened on first use (under the lock: two connections at once would
+    /// wait on each other at a software TPM) and kept.
+    static func sharedContext(tcti: String) throws(TPMError) -> TPMContext {
+        try contexts.withLock { (contexts) throws(TPMError) -> TPMContext in
+            if let context = contexts[tcti] { return context }
+            let context = try TPMContext.open(tcti: tcti)
+            if contexts.isEmpty { atexit { DeviceKeyTPM.closeConnections() } }
+            contexts[tcti] = context
+            return context
+        }
+    }
+
+    /// Drops a kept connection that failed, so the next use opens a new one.
+    private static func forget(_ context: TPMContext) {
+        contexts.withLock { contexts in
+            if contexts[context.tcti] === context { contexts[context.tcti] = nil }
+        }
+    }
+
+    /// Flushes the primary key of every kept connection, at exit: a software TPM without a resource manager keeps
+    /// it otherwise, and has room for three. (A TPM whose connection is gone must not kill the exiting process with
+    /// SIGPIPE.)
+    static func closeConnections() {
+        signal(SIGPIPE, SIG_IGN)
+        for context in contexts.withLock({ $0.values }) { context.close() }
+    }
+
+    /// Unseals with `context`; when that fails otherwise than by refusing the blob, the kept connection may be dead
+    /// (the TPM restarted): it is dropped, and the unseal tried once more on a new one. Returns the connection used.
+    private static func unseal(
+        _ sealed: TPMBlob, with context: TPMContext
+    ) throws(TPMError) -> ([UInt8], TPMContext) {
+        do {
+            return (try context.unseal(sealed), context)
+        } catch  where error.code == .foreignBlob || error.code == .invalidBlob {
+            throw error
+        } catch {
+            forget(context)
+            let fresh = try sharedContext(tcti: context.tcti)
+            return (try fresh.unseal(sealed), fresh)
         }
     }
 

@@ -85,6 +85,11 @@ enum DeviceKey {
         }
     }
 
+    /// The bytes of a format-1 `device.key` holding `key` (the caller zeroes them after writing).
+    static func fileContents(_ key: SecretKey) -> [UInt8] {
+        magic + key.withUnsafeBytes { Array($0) }
+    }
+
     /// Links a staged key into place; `false` when another process installed one first (its key stays).
     static func install(_ staged: String, in directory: KeychainDirectory) throws(EngineError) -> Bool {
         guard link(staged, directory.deviceKeyPath) == 0 else {

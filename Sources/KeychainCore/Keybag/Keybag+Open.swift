@@ -19,13 +19,30 @@ extension Keybag {
             }
         }
         guard let record else { throw EngineError(.invalidKeychain, "the keychain's keybag could not be created") }
+        let keybag: Keybag
         do throws(EngineError) {
-            return try Keybag(deviceKey: deviceKey, cost: cost, record: record)
+            keybag = try Keybag(deviceKey: deviceKey, cost: cost, record: record)
         } catch  where error.code == .decode {
             throw EngineError(
                 .invalidKeychain,
                 "the keybag does not open with the device key: the keybag or device.key is damaged, or device.key "
                     + "belongs to another keychain; nothing was changed")
+        }
+        try keybag.bindAttemptsToCounter(in: database)
+        return keybag
+    }
+
+    /// Seals the attempts again with the TPM counter, when the keychain's counter was just defined (a keychain
+    /// sealed by a TPM before counters were bound): from now on an earlier sealed state no longer matches.
+    private func bindAttemptsToCounter(in database: Database) throws(EngineError) {
+        guard attempts.counter?.isNew == true else { return }
+        try database.writeTransaction { () throws(EngineError) in
+            guard let stored = try storedRecord(in: database), try attempts.isSealedBeforeCounter(stored) else {
+                return
+            }
+            let sealed = try attempts.sealing(stored, indexKey: indexKey)
+            try sealed.saveAttempts(to: database)
+            record = sealed
         }
     }
 

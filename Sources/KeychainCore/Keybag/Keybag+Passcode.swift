@@ -13,6 +13,9 @@ extension Keybag {
         guard current?.matches(record.passcode) ?? (record.passcode == nil) else { return false }
         defer { Sodium.wipeStack() }
         var keys = try currentGuardedKeys(current: current, in: database, now: now)
+        // A keychain whose device key the TPM seals entangles its passcode with the TPM too (``PasscodeTPM``).
+        var newPasscode = newPasscode
+        if let tpm = attempts.counter?.context { newPasscode = try newPasscode.entangled(with: tpm) }
         if keys[.akpu] == nil { keys[.akpu] = try SecretKey.random() }
         var record = self.record
         record.passcodeFactor = try passcodeFactor(

@@ -8,7 +8,9 @@ extension Keybag {
     func passcodeParameters(in database: Database, now: Date) throws(EngineError) -> KeybagRecord.Passcode? {
         try reload(from: database, now: now)
         try checkRetryAllowed(now: now)
-        return record.passcode
+        var parameters = record.passcode
+        parameters?.tpm = attempts.counter?.context
+        return parameters
     }
 
     /// Loads every class key after checking the passcode, stretched by the caller with

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTPM
 
 /// The keybag as stored: its identity, the passcode's salt and cost, the failure counter, and each class key
 /// wrapped by the key that guards it.
@@ -42,6 +43,11 @@ struct KeybagRecord {
     struct Passcode {
         var salt: [UInt8]
         var cost: PasscodeCost
+        /// The blob of the HMAC key in the TPM the passcode is entangled with (``PasscodeTPM``), stored as the
+        /// `class_keys` row ``passcodeTPMKeyName``; `nil` for a passcode of a file-key keychain (or one set before).
+        var tpmKey: [UInt8]? = nil
+        /// The TPM that computes the HMAC, set by the keybag when it hands the parameters out (never stored).
+        var tpm: TPMContext? = nil
     }
 
     var uuid: Data
@@ -66,6 +72,8 @@ struct KeybagRecord {
     /// The `class_keys` row that holds ``passcodeFactor`` (a name no key has, so older builds skip it and the unlock
     /// never opens it).
     static let passcodeFactorName = "passcode-factor"
+    /// The `class_keys` row that holds ``Passcode/tpmKey`` (a name no key has, so older builds skip it).
+    static let passcodeTPMKeyName = "passcode-tpm"
 
     /// The associated data that binds a wrapped class key to this keybag and to its name; the index key's also says
     /// whether the keybag's attempts are sealed.
@@ -104,6 +112,8 @@ struct KeybagRecord {
                 record.attemptsSeal = row.blob(1)
             } else if name == passcodeFactorName, let wrapped = row.blob(1), let publicKey = row.blob(2) {
                 record.passcodeFactor = PasscodeFactor(wrappedPrivateKey: wrapped, publicKey: publicKey)
+            } else if name == passcodeTPMKeyName, let blob = row.blob(1) {
+                record.passcode?.tpmKey = Array(blob)
             }
             return true
         }
@@ -146,6 +156,13 @@ struct KeybagRecord {
                 ])
         } else {
             try database.run("DELETE FROM class_keys WHERE name = ?", [.text(Self.passcodeFactorName)])
+        }
+        if let tpmKey = passcode?.tpmKey {
+            try database.run(
+                "INSERT OR REPLACE INTO class_keys (name, wrapped) VALUES (?, ?)",
+                [.text(Self.passcodeTPMKeyName), .blob(Data(tpmKey))])
+        } else {
+            try database.run("DELETE FROM class_keys WHERE name = ?", [.text(Self.passcodeTPMKeyName)])
         }
     }
 

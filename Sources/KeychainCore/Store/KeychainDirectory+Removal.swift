@@ -30,6 +30,8 @@ extension KeychainDirectory {
             throw EngineError(.noSuchKeychain, "\(url.path) is not a keychain (no keychain.db or device.key in it)")
         }
         try checkOwnership()
+        // The TPM counters first, while the device key that names them can still be read.
+        TPMCounterBinding.releaseCounters(ofKeychainIn: self)
         for path in filesInRemovalOrder where unlink(path) != 0 && errno != ENOENT {
             throw EngineError(.ioError, "cannot remove \(path): \(Self.systemError())")
         }

@@ -27,6 +27,8 @@ extension Command {
             try session.keychains.description(of: daemon, context: context)
         }
         session.console.printError("Keychain \"\(location.name(or: "<NULL>"))\" no-timeout")
+        // Where the device key is kept, for an embedded keychain (keychaind's files are not this process's to read).
+        let deviceKey = location.daemon == nil ? try? DeviceKeyStorage.current(in: location.directory) : nil
         if arguments.has(long: "json") {
             var members: [String: JSONValue] = [
                 "keychain": .string(location.path), "hasPasscode": .bool(state.hasPasscode),
@@ -34,6 +36,7 @@ extension Command {
                 "backend": .string(location.daemon == nil ? "embedded" : "keychaind"),
             ]
             members["retryAfter"] = state.retryAfter.map(JSONValue.date)
+            members["deviceKey"] = deviceKey.map { .string($0 == .tpm ? "tpm" : "file") }
             if let daemon = location.daemon, let described {
                 members["socket"] = .string(daemon.socketPath)
                 members["uid"] = .number(Int64(described.uid))
@@ -50,6 +53,14 @@ extension Command {
             session.console.print(
                 "caller: \(described.applicationIdentifier) (groups: \(described.accessGroups.joined(separator: ", ")))"
                     + (described.isRegisteredApp ? ", a registered app" : ""))
+        }
+        switch deviceKey {
+        case .tpm?:
+            session.console.print(
+                "device key: sealed by the TPM (\(DeviceKeyStorage.configuredTPM ?? "no TPM is configured here"))")
+        case .file?:
+            session.console.print("device key: file (a copy of the directory holds everything an offline attack needs)")
+        case nil: break
         }
         session.console.print("passcode: " + (state.hasPasscode ? "set" : "none"))
         let scope = described.map { "for every process of uid \($0.uid)" } ?? "in this process"

@@ -46,6 +46,9 @@ extension Command {
         .backupKeychain,
         .restoreKeychain,
         .verifyBackup,
+        // Last, so that a prefix keeps naming the verb it named before it came (`security set-keychain` is
+        // set-keychain-password).
+        .setKeychainSettings,
     ]
 
     /// The verb `word` names: the first whose name begins with it.
