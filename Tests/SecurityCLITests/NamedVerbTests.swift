@@ -18,6 +18,7 @@ struct NamedVerbTests {
         "sync-conflict",  // a test's name for a kind of sync record
         "add-in", "set-up", "add-or-update", "delete-then-add",  // prose
         "add-large", "find-g",  // keychaind-probe's commands, and a word cut at a line end in a doc comment
+        "set-keychain",  // a prefix the tool accepts for set-keychain-password, as macOS's does
     ]
 
     /// The verbs `security help` lists.
