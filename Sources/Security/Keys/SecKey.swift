@@ -16,21 +16,28 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// For a private key that is not extractable: the stored key item its private operations run on, inside the
     /// keychain (keychaind, for its clients), so this process never holds the key.
     let storedKey: StoredKey?
+    /// The token the private key lives in (`kSecAttrTokenID`: the Secure Enclave, which is the TPM), if any.
+    let tokenID: String?
 
     init(key: AsymmetricKey, tag: Data? = nil, label: String? = nil) throws(EngineError) {
         self.key = key
         self.tag = tag
         self.label = label
         self.storedKey = nil
+        self.tokenID = nil
         publicBytes = try key.publicRepresentation()
     }
 
-    /// A handle to a stored private key that is not extractable: `publicKey` is its public half.
-    init(stored: StoredKey, publicKey: AsymmetricKey, tag: Data?, label: String?) throws(EngineError) {
+    /// A handle to a stored private key that is not extractable: `publicKey` is its public half; `tokenID` the
+    /// token it lives in.
+    init(
+        stored: StoredKey, publicKey: AsymmetricKey, tag: Data?, label: String?, tokenID: String? = nil
+    ) throws(EngineError) {
         self.key = publicKey
         self.tag = tag
         self.label = label
         self.storedKey = stored
+        self.tokenID = tokenID
         publicBytes = try publicKey.publicRepresentation()
     }
 
