@@ -56,7 +56,7 @@ package enum SecureEnclave {
             let context = try context(for: tcti, operation: operation)
             do {
                 return try body(context)
-            } catch where error.code == .unavailable && attempt == 0 {
+            } catch  where error.code == .unavailable && attempt == 0 {
                 contexts.withLock { _ = $0.removeValue(forKey: tcti) }
             } catch {
                 throw engineError(error, operation: operation, tcti: tcti)

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainCore
 import KeychainKeys
 import KeychainTPM
@@ -124,12 +125,16 @@ struct SecureEnclaveKeyTests {
                 var error: Unmanaged<CFError>?
                 let peer = try #require(
                     SecKeyCreateRandomKey(
-                        [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+                        [
+                            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                            kSecAttrKeySizeInBits as String: 256,
+                        ]
                             as CFDictionary, &error))
                 let peerPublic = try #require(SecKeyCopyPublicKey(peer))
                 let sizes = [kSecKeyKeyExchangeParameterRequestedSize as String: 32] as CFDictionary
                 for algorithm in [
-                    SecKeyAlgorithm.ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor, .ecdhKeyExchangeStandardX963SHA256,
+                    SecKeyAlgorithm.ecdhKeyExchangeStandard, .ecdhKeyExchangeCofactor,
+                    .ecdhKeyExchangeStandardX963SHA256,
                 ] {
                     let inTPM = SecKeyCopyKeyExchangeResult(key, algorithm, peerPublic, sizes, &error) as Data?
                     let inSoftware = SecKeyCopyKeyExchangeResult(peer, algorithm, publicKey, sizes, &error) as Data?
@@ -145,7 +150,10 @@ struct SecureEnclaveKeyTests {
                 // A peer on another curve is refused by name.
                 let p384 = try #require(
                     SecKeyCreateRandomKey(
-                        [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384]
+                        [
+                            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                            kSecAttrKeySizeInBits as String: 384,
+                        ]
                             as CFDictionary, &error))
                 let p384Public = try #require(SecKeyCopyPublicKey(p384))
                 #expect(
@@ -213,7 +221,10 @@ struct SecureEnclaveKeyTests {
                 var error: Unmanaged<CFError>?
                 let software = try #require(
                     SecKeyCreateRandomKey(
-                        [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+                        [
+                            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                            kSecAttrKeySizeInBits as String: 256,
+                        ]
                             as CFDictionary, &error))
                 let bytes = try #require(SecKeyCopyExternalRepresentation(software, &error))
                 let imported = SecKeyCreateWithData(
@@ -267,6 +278,30 @@ struct SecureEnclaveKeyTests {
                 #expect(secret("alice") == "kept")
                 #expect(Self.find("software").status == errSecSuccess)
                 #expect(SecKeyCreateSignature(other, .ecdsaSignatureMessageX962SHA256, message, &error) != nil)
+            }
+        }
+    }
+
+    @Test("through keychaind the key is made and used in the daemon's TPM; this process has none")
+    func throughKeychaind() throws {
+        let tpm = try SoftwareTPM()
+        let daemon = try DaemonProcess(environment: [TPMContext.environmentVariable: tpm.tcti])
+        let client = DaemonClient(socketPath: daemon.socketPath, retaining: daemon)
+        try SecureEnclave.$tcti.withValue("none") {
+            try SecItemKeychain(backend: client, caller: testApp).run {
+                let made = Self.generate(try Self.parameters(tag: "daemon"))
+                let key = try #require(made.key, "\(made.message)")
+                let found = try #require(Self.find("daemon").result as? SecKey)
+                let publicKey = try #require(SecKeyCopyPublicKey(found))
+                var error: Unmanaged<CFError>?
+                let message = Data("signed in keychaind's TPM".utf8) as CFData
+                let signature = try #require(
+                    SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, &error),
+                    "\(String(describing: error))")
+                #expect(SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message, signature, &error))
+                #expect(SecKeyCopyExternalRepresentation(found, &error) == nil)
+                let attributes = try #require(SecKeyCopyAttributes(found) as? [String: Any])
+                #expect(attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
             }
         }
     }
