@@ -3,6 +3,7 @@ import KeychainClient
 import KeychainCore
 import KeychainKeys
 import KeychainTPM
+import LocalAuthentication
 import Security
 import TestSupport
 import Testing
@@ -302,6 +303,54 @@ struct SecureEnclaveKeyTests {
                 #expect(SecKeyCopyExternalRepresentation(found, &error) == nil)
                 let attributes = try #require(SecKeyCopyAttributes(found) as? [String: Any])
                 #expect(attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+            }
+        }
+    }
+
+    @Test("attack: an SE key guarded by an application password is used only with it; the keychain checks it first")
+    func passwordGuardsTheKey() throws {
+        let tpm = try SoftwareTPM()
+        let keychain = try TestSecItemKeychain()
+        let owner = LAContext(authenticationContext: scriptedContext(ScriptedPrompter([])))
+        #expect(owner.setCredential(Data("hunter2".utf8), type: .applicationPassword))
+        try SecureEnclave.$tcti.withValue(tpm.tcti) {
+            try keychain.run {
+                let control = try #require(
+                    SecAccessControlCreateWithFlags(
+                        nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.applicationPassword, .privateKeyUsage],
+                        nil))
+                let parameters: [String: Any] = [
+                    kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                    kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                    kSecUseAuthenticationContext as String: owner,
+                    kSecPrivateKeyAttrs as String: [
+                        kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data("guarded".utf8),
+                        kSecAttrAccessControl as String: control,
+                    ],
+                ]
+                let made = Self.generate(parameters)
+                let key = try #require(made.key, "\(made.message)")
+                var error: Unmanaged<CFError>?
+                let message = Data("only with the password".utf8) as CFData
+                #expect(SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, &error) != nil)
+                // Found by someone who cannot answer, or who answers wrong: no signature.
+                let mute = LAContext(authenticationContext: scriptedContext(ScriptedPrompter([.unavailable])))
+                let guesser = LAContext(authenticationContext: scriptedContext(ScriptedPrompter([])))
+                #expect(guesser.setCredential(Data("guess".utf8), type: .applicationPassword))
+                for (context, expected) in [(mute, errSecInteractionNotAllowed), (guesser, errSecAuthFailed)] {
+                    let found = copy([
+                        kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("guarded".utf8),
+                        kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecReturnRef as String: true,
+                        kSecUseAuthenticationContext as String: context,
+                    ])
+                    if let handle = found.result as? SecKey {
+                        let signature = SecKeyCreateSignature(handle, .ecdsaSignatureMessageX962SHA256, message, &error)
+                        #expect(signature == nil)
+                        #expect(Self.status(error) == Int(expected))
+                    } else {
+                        #expect(found.status == expected, "\(found.message ?? "")")
+                    }
+                }
             }
         }
     }
