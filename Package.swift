@@ -102,7 +102,7 @@ let package = Package(
             name: "keychain-bench",
             dependencies: [
                 "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "KeychainKeys",
-                "CLibCrypto", "CSQLite", "CSodium",
+                "KeychainTPM", "CLibCrypto", "CSQLite", "CSodium",
             ]
         ),
         .executableTarget(
