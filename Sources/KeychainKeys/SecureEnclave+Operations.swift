@@ -62,9 +62,28 @@ extension SecureEnclave {
         return attributes
     }
 
+    /// Whether a Secure Enclave key's private half does `operation`: ECDSA over SHA-256 (or a 32-byte digest), ECDH
+    /// and ECIES (as `SecKeyIsAlgorithmSupported` answers for it).
+    package static func supports(_ operation: KeyOperation) -> Bool {
+        switch operation {
+        case .signature(.ecdsaX962(let digest, _)), .signature(.ecdsaRFC4754(let digest, _)):
+            digest == nil || digest == .sha256
+        case .keyExchange, .ecies: true
+        case .signature, .encryption, .rsaAESGCM: false
+        }
+    }
+
+    /// A key made inside the TPM for this process alone (Apple's Secure Enclave key that is not stored): its blob,
+    /// which ``perform(_:blob:)`` uses, and its public key.
+    package static func makeKey() throws(EngineError) -> (blob: Data, publicKey: AsymmetricKey) {
+        let made = try withTPM("making a Secure Enclave key") { (tpm) throws(TPMError) in try tpm.createP256Key() }
+        let publicKey = try AsymmetricKey.importing(Data(made.publicKey), kind: .ec(.p256), isPrivate: false)
+        return (Data(made.blob.serialized()), publicKey)
+    }
+
     /// Runs `use` with the Secure Enclave key whose blob is `data`: the public key is read from the blob; a
     /// signature (ECDSA over SHA-256), a key exchange and ECIES decryption run their private step in the TPM.
-    static func perform(_ use: KeyUse, blob data: Data) throws(EngineError) -> Data {
+    package static func perform(_ use: KeyUse, blob data: Data) throws(EngineError) -> Data {
         let key = try key(in: data)
         if use.operation == .publicKey { return Data(key.publicKey) }
         guard let operation = KeyOperation(identifier: use.algorithm) else {

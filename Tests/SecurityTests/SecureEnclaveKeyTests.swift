@@ -354,4 +354,38 @@ struct SecureEnclaveKeyTests {
             }
         }
     }
+
+    @Test("an SE key that is not stored is made in this process's TPM, signs there, and is never exported")
+    func ephemeralKey() throws {
+        let tpm = try SoftwareTPM()
+        try SecureEnclave.$tcti.withValue(tpm.tcti) {
+            var parameters = try Self.parameters(tag: "ephemeral")
+            parameters[kSecPrivateKeyAttrs as String] = nil
+            let made = Self.generate(parameters)
+            let key = try #require(made.key, "\(made.message)")
+            var error: Unmanaged<CFError>?
+            #expect(SecKeyCopyExternalRepresentation(key, &error) == nil)
+            #expect(Self.status(error) == Int(errSecUnimplemented))
+            let attributes = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+            #expect(attributes[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+            #expect(attributes[kSecAttrIsPermanent as String] as? Bool == false)
+            #expect(attributes[kSecValueData as String] == nil)
+            #expect(SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA256))
+            #expect(!SecKeyIsAlgorithmSupported(key, .sign, .ecdsaSignatureMessageX962SHA384))
+            #expect(SecKeyIsAlgorithmSupported(key, .keyExchange, .ecdhKeyExchangeCofactor))
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            let message = Data("signed in this process's TPM".utf8) as CFData
+            let signature = try #require(
+                SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, &error),
+                "\(String(describing: error))")
+            #expect(SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message, signature, &error))
+            // Its blob is this TPM's: with another TPM it signs nothing.
+            let other = try SoftwareTPM()
+            let elsewhere = SecureEnclave.$tcti.withValue(other.tcti) {
+                SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, &error)
+            }
+            #expect(elsewhere == nil)
+            #expect(Self.status(error) == Int(errSecDecode))
+        }
+    }
 }

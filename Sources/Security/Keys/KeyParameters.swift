@@ -128,7 +128,7 @@ struct KeyParameters {
     }
 
     /// Whether the parameters ask for a Secure Enclave key (`kSecAttrTokenID`), refusing what Apple's rules refuse
-    /// with errSecParam naming the attribute: another token, another key than EC 256, a key not stored.
+    /// with errSecParam naming the attribute: another token, another key than EC 256.
     func checkSecureEnclave(bits: Int) throws(EngineError) -> Bool {
         guard let tokenID else { return false }
         guard tokenID == SecureEnclave.tokenID else {
@@ -141,12 +141,6 @@ struct KeyParameters {
                 .param,
                 "kSecAttrTokenID kSecAttrTokenIDSecureEnclave makes elliptic-curve keys of 256 bits only "
                     + "(kSecAttrKeyType \(isRSA ? "RSA" : "EC"), kSecAttrKeySizeInBits \(bits))")
-        }
-        guard isPermanent else {
-            throw EngineError(
-                .unimplemented,
-                "kSecAttrTokenID kSecAttrTokenIDSecureEnclave: only stored keys are supported "
-                    + "(kSecAttrIsPermanent true in kSecPrivateKeyAttrs); an ephemeral one is not")
         }
         return true
     }

@@ -31,8 +31,8 @@ private func reporting<Result>(
 /// parameters say otherwise, and the key returned is then a handle whose private operations run in keychaind.
 ///
 /// `kSecAttrTokenID: kSecAttrTokenIDSecureEnclave` makes the private key inside the TPM of the process that holds
-/// the keychain (keychaind for its clients), as Apple's rules say: an EC key of 256 bits, stored
-/// (`kSecAttrIsPermanent`), never extractable; its item stores the TPM's wrapped blob. Without a TPM that is
+/// the keychain (keychaind for its clients), as Apple's rules say: an EC key of 256 bits, never extractable; its item
+/// stores the TPM's wrapped blob. One that is not stored is made in this process's TPM. Without a TPM that is
 /// errSecUnimplemented naming the missing TPM, never a key made in software.
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -44,6 +44,12 @@ public func SecKeyCreateRandomKey(
         }
         let inEnclave = try request.checkSecureEnclave(bits: bits)
         guard request.isPermanent else {
+            if inEnclave {
+                // Apple's Secure Enclave key that is not stored: made in this process's TPM, held here as its blob.
+                let made = try SecureEnclave.makeKey()
+                return try SecKey(
+                    enclaveBlob: made.blob, publicKey: made.publicKey, tag: request.tag, label: request.label)
+            }
             let key =
                 request.isRSA
                 ? try AsymmetricKey.generateRSA(bits: bits)
@@ -115,7 +121,7 @@ public func SecKeyCopyExternalRepresentation(
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     guard key.isPrivate else { return key }
     // A key the keychain holds is known here by its public half already.
-    if key.storedKey != nil { return try? SecKey(key: key.key, tag: key.tag, label: key.label) }
+    if key.isHeldElsewhere { return try? SecKey(key: key.key, tag: key.tag, label: key.label) }
     return try? SecKey(key: key.key.publicKey(), tag: key.tag, label: key.label)
 }
 
@@ -129,7 +135,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
         kSecAttrKeySizeInBits as String: key.key.sizeInBits,
         kSecAttrEffectiveKeySize as String: key.key.sizeInBits,
         kSecAttrIsPermanent as String: key.storedKey != nil,
-        kSecAttrIsExtractable as String: key.storedKey == nil,
+        kSecAttrIsExtractable as String: !key.isHeldElsewhere,
         kSecAttrCanSign as String: isPrivate,
         kSecAttrCanVerify as String: !isPrivate,
         kSecAttrCanDecrypt as String: isPrivate && key.key.kind == .rsa,
@@ -142,7 +148,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     if let tag = key.tag { attributes[kSecAttrApplicationTag as String] = tag }
     if let label = key.label { attributes[kSecAttrLabel as String] = label }
     if let token = key.tokenID { attributes[kSecAttrTokenID as String] = token }
-    if key.storedKey == nil, let bytes = try? key.key.externalRepresentation() {
+    if !key.isHeldElsewhere, let bytes = try? key.key.externalRepresentation() {
         attributes[kSecValueData as String] = bytes
     }
     return NSDictionary(dictionary: attributes)
@@ -162,6 +168,12 @@ public func SecKeyIsAlgorithmSupported(
     guard let action = algorithm.operation else { return false }
     let isRSA = key.key.kind == .rsa
     let isPrivate = key.isPrivate
+    // A Secure Enclave key's private half does what the TPM does.
+    if isPrivate, key.tokenID == SecureEnclave.tokenID, operation != .verify, operation != .encrypt,
+        !SecureEnclave.supports(action)
+    {
+        return false
+    }
     switch (operation, action) {
     case (.sign, .signature(let scheme)): return isPrivate && scheme.isRSA == isRSA
     case (.verify, .signature(let scheme)): return scheme.isRSA == isRSA
