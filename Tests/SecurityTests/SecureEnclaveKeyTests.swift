@@ -237,6 +237,15 @@ struct SecureEnclaveKeyTests {
                     ] as CFDictionary, &error)
                 #expect(imported == nil)
                 #expect(Self.status(error) == Int(errSecParam))
+                // Nor added as an item claiming the token: its bytes are a software key's.
+                let added = add([
+                    kSecClass as String: kSecClassKey, kSecValueData as String: bytes as Data,
+                    kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                    kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+                    kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                ])
+                #expect(added.status == errSecParam, "\(added.message ?? "")")
+                #expect(added.message?.contains("kSecAttrTokenID") == true, "\(added.message ?? "")")
             }
         }
     }
