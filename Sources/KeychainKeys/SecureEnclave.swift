@@ -1,7 +1,6 @@
 import Foundation
 import KeychainCore
 import KeychainTPM
-import Synchronization
 
 /// Keys in the TPM, as Apple's Secure Enclave keys (`kSecAttrTokenID: kSecAttrTokenIDSecureEnclave`; DESIGN §15,
 /// issue 26): P-256 private keys generated inside the TPM, which sign and agree there and never leave it.
@@ -17,9 +16,6 @@ package enum SecureEnclave {
     /// The TCTI to use instead of `KEYCHAIN_TPM` in this task (tests give each keychain a software TPM of its own
     /// this way, where the process's environment would reach every test at once); `none` for no TPM.
     @TaskLocal package static var tcti: String?
-
-    /// The open TPMs, by TCTI: a connection makes the storage primary key, which is too slow to do per signature.
-    private static let contexts = Mutex<[String: TPMContext]>([:])
 
     /// Whether `attributes` describe a key in the Secure Enclave.
     package static func holds(_ attributes: ItemAttributes) -> Bool {
@@ -57,7 +53,8 @@ package enum SecureEnclave {
             do {
                 return try body(context)
             } catch  where error.code == .unavailable && attempt == 0 {
-                contexts.withLock { _ = $0.removeValue(forKey: tcti) }
+                // The kept connection is dead (the TPM restarted): once more on a new one.
+                TPMContext.forget(context)
             } catch {
                 throw engineError(error, operation: operation, tcti: tcti)
             }
@@ -65,18 +62,13 @@ package enum SecureEnclave {
         throw EngineError(.notAvailable, "\(operation): the TPM at \(tcti) stopped answering")
     }
 
-    /// The open connection to `tcti`, opened now when there is none.
+    /// The process's connection to `tcti` (shared with everything else in it that uses that TPM).
     private static func context(for tcti: String, operation: String) throws(EngineError) -> TPMContext {
-        try contexts.withLock { (contexts) throws(EngineError) -> TPMContext in
-            if let open = contexts[tcti] { return open }
-            do throws(TPMError) {
-                let context = try TPMContext.open(tcti: tcti)
-                contexts[tcti] = context
-                return context
-            } catch {
-                let code: EngineError.Code = TPMContext.loadFailure() == nil ? .notAvailable : .unimplemented
-                throw EngineError(code, "\(operation): the Secure Enclave key's TPM is missing: \(error.message)")
-            }
+        do {
+            return try TPMContext.shared(tcti: tcti)
+        } catch {
+            let code: EngineError.Code = TPMContext.loadFailure() == nil ? .notAvailable : .unimplemented
+            throw EngineError(code, "\(operation): the Secure Enclave key's TPM is missing: \(error.message)")
         }
     }
 
