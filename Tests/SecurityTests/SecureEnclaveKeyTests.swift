@@ -397,4 +397,46 @@ struct SecureEnclaveKeyTests {
             #expect(Self.status(error) == Int(errSecDecode))
         }
     }
+
+    @Test("attack: an SE key guarded by the device passcode signs in the keychain only with the passcode")
+    func passcodeGuardsTheKey() throws {
+        let tpm = try SoftwareTPM()
+        let keychain = try TestSecItemKeychain()
+        KeyUsePerformer.install()
+        try keychain.engine.setPasscode(try Passcode(copying: "1234"), current: nil)
+        let control = try AccessConstraint(flags: [.devicePasscode, .privateKeyUsage]).attributeValue
+        let tag = AttributeValue.data(Data("passcode".utf8))
+        let passcode = ItemAuthentication(passcode: try Passcode(copying: "1234"))
+        try SecureEnclave.$tcti.withValue(tpm.tcti) {
+            let generation = KeyGeneration(
+                keyType: CredentialAttributes.ellipticCurveType, sizeInBits: 256,
+                privateKey: NewItem(
+                    itemClass: .key,
+                    attributes: [
+                        .keyClass: .integer(CredentialAttributes.privateKeyClass), .applicationTag: tag,
+                        .accessControl: control, .tokenID: .string(SecureEnclave.tokenID),
+                    ],
+                    authentication: passcode),
+                publicKey: nil)
+            let made = try keychain.engine.generateKey(generation, for: keychain.caller)
+            #expect(made.first?.attributes[.tokenID] == .string(SecureEnclave.tokenID))
+            #expect(made.first?.data?.isEmpty != false, "the blob does not come back")
+            var query = ItemQuery(itemClass: .key, attributes: [.applicationTag: tag])
+            let use = KeyUse(.sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data("pay".utf8))
+            let bare = #expect(throws: EngineError.self) {
+                try keychain.engine.useKey(query, use, for: keychain.caller)
+            }
+            #expect(bare?.code == .authNeeded, "\(String(describing: bare))")
+            query.authentication = ItemAuthentication(passcode: try Passcode(copying: "0000"))
+            let wrong = #expect(throws: EngineError.self) {
+                try keychain.engine.useKey(query, use, for: keychain.caller)
+            }
+            #expect(wrong?.code == .authFailed, "\(String(describing: wrong))")
+            query.authentication = passcode
+            let signature = try keychain.engine.useKey(query, use, for: keychain.caller)
+            let publicKey = try keychain.engine.useKey(query, KeyUse(.publicKey), for: keychain.caller)
+            let key = try AsymmetricKey.importing(publicKey, kind: .ec(.p256), isPrivate: false)
+            #expect(try key.verify(signature, of: Data("pay".utf8), scheme: .ecdsaX962(.sha256, isDigest: false)))
+        }
+    }
 }
