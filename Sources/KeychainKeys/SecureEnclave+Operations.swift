@@ -19,6 +19,12 @@ extension SecureEnclave {
             throw EngineError(
                 .param, "kSecAttrTokenID \(tokenID): a Secure Enclave key never leaves it (kSecAttrIsExtractable true)")
         }
+        // Its blob opens on this TPM only: it cannot follow the user's other devices.
+        guard generation.privateKey.attributes[.synchronizable] != .bool(true) else {
+            throw EngineError(
+                .param,
+                "kSecAttrTokenID \(tokenID): a Secure Enclave key stays on its device (kSecAttrSynchronizable true)")
+        }
         let made = try withTPM("making a Secure Enclave key") { (tpm) throws(TPMError) in try tpm.createP256Key() }
         let publicKey = try AsymmetricKey.importing(Data(made.publicKey), kind: .ec(.p256), isPrivate: false)
         var items: [NewItem] = []

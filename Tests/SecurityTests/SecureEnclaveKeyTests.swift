@@ -172,6 +172,16 @@ struct SecureEnclaveKeyTests {
                 var extractable = try SecureEnclaveTesting.parameters(tag: "wrong")
                 extractable[kSecAttrIsExtractable as String] = true
                 #expect(SecureEnclaveTesting.generate(extractable).status == Int(errSecParam))
+                // Synchronizable (without access control, which would refuse it for its own reason): its blob
+                // would follow the user to devices whose TPM cannot load it.
+                let synchronizable: [String: Any] = [
+                    kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                    kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecAttrSynchronizable as String: true,
+                    kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+                    kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true],
+                ]
+                let synced = SecureEnclaveTesting.generate(synchronizable)
+                #expect(synced.status == Int(errSecParam), "\(synced.message)")
                 #expect(copy([kSecClass as String: kSecClassKey]).status == errSecItemNotFound, "nothing was stored")
                 // Import: a software key's bytes with the token's id are refused.
                 var error: Unmanaged<CFError>?
