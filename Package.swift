@@ -64,7 +64,7 @@ let package = Package(
         // under Security's SecKey, and the keys keychaind will hold for apps.
         .target(
             name: "KeychainKeys",
-            dependencies: ["KeychainCore", "CLibCrypto"]
+            dependencies: ["KeychainCore", "KeychainTPM", "CLibCrypto"]
         ),
         // Apple's CommonCrypto (CC_SHA256, CCHmac, CCCrypt, CCKeyDerivationPBKDF) on OpenSSL's libcrypto.
         .target(name: "CommonCrypto", dependencies: ["CLibCrypto"]),
@@ -102,7 +102,7 @@ let package = Package(
             name: "keychain-bench",
             dependencies: [
                 "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "KeychainKeys",
-                "CLibCrypto", "CSQLite", "CSodium",
+                "KeychainTPM", "CLibCrypto", "CSQLite", "CSodium",
             ]
         ),
         .executableTarget(
@@ -220,7 +220,7 @@ let package = Package(
             name: "SecurityTests",
             dependencies: [
                 "TestSupport", "Security", "LocalAuthentication", "KeychainCore", "KeychainKeys", "KeychainPrompts",
-                "secitem-probe",
+                "KeychainTPM", "secitem-probe",
                 "seed004-probe",
             ]),
     ]

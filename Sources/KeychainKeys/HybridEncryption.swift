@@ -37,13 +37,25 @@ enum HybridEncryption {
         guard case .ec(let curve) = key.kind, key.isPrivate else {
             throw EngineError(.param, "ECIES decryption needs an EC private key")
         }
+        return try eciesOpen(packet, curve: curve, kdf: kdf, variableIV: variableIV) {
+            (ephemeralPublic) throws(EngineError) -> Data in
+            let ephemeral = try AsymmetricKey.importing(ephemeralPublic, kind: key.kind, isPrivate: false)
+            return try key.sharedSecret(with: ephemeral, cofactor: cofactor)
+        }
+    }
+
+    /// ECIES decryption on `curve` whose ECDH step is `agree`, given the ephemeral public key's external
+    /// representation: a key held elsewhere (a Secure Enclave key, in the TPM) opens packets this way.
+    static func eciesOpen(
+        _ packet: Data, curve: AsymmetricKey.Curve, kdf: Digest, variableIV: Bool,
+        agree: (Data) throws(EngineError) -> Data
+    ) throws(EngineError) -> Data {
         let pointLength = 1 + 2 * curve.fieldBytes
         guard packet.count >= pointLength + AESCipher.tagByteCount else {
             throw EngineError(.param, "\(packet.count) bytes are too few for an ECIES packet on \(curve.name)")
         }
         let ephemeralPublic = Data(packet.prefix(pointLength))
-        let ephemeral = try AsymmetricKey.importing(ephemeralPublic, kind: key.kind, isPrivate: false)
-        let secret = try key.sharedSecret(with: ephemeral, cofactor: cofactor)
+        let secret = try agree(ephemeralPublic)
         let (aesKey, iv) = try eciesKey(
             secret, ephemeralPublic: ephemeralPublic, curve: curve, kdf: kdf, variableIV: variableIV)
         return try AESCipher.gcmOpen(Data(packet.dropFirst(pointLength)), key: aesKey, iv: iv, additionalData: Data())

@@ -19,7 +19,9 @@ package struct KeyUsePerformer: KeyOperating {
 
     /// Runs `use` with the stored key.
     package func perform(_ use: KeyUse, key data: Data, attributes: ItemAttributes) throws(EngineError) -> Data {
-        try perform(use, with: try CredentialAttributes.key(in: data, attributes: attributes, isStored: true))
+        // A Secure Enclave key's secret is its TPM blob: its private step runs in the TPM.
+        if SecureEnclave.holds(attributes) { return try SecureEnclave.perform(use, blob: data) }
+        return try perform(use, with: try CredentialAttributes.key(in: data, attributes: attributes, isStored: true))
     }
 
     /// Runs `use` with a key in memory: the same operations a stored key gets, for a key the caller holds.
@@ -46,6 +48,13 @@ package struct KeyUsePerformer: KeyOperating {
 
     /// Makes a key pair: its private and public items, completed from the key.
     package func generate(_ generation: KeyGeneration) throws(EngineError) -> [NewItem] {
+        if let token = generation.privateKey.attributes[.tokenID] {
+            guard SecureEnclave.holds(generation.privateKey.attributes) else {
+                throw EngineError(
+                    .param, "kSecAttrTokenID \(token) is not a token this keychain has (\(SecureEnclave.tokenID) is)")
+            }
+            return try SecureEnclave.generate(generation)
+        }
         let key: AsymmetricKey
         switch generation.keyType {
         case CredentialAttributes.rsaType: key = try AsymmetricKey.generateRSA(bits: generation.sizeInBits)

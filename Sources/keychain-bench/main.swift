@@ -27,6 +27,8 @@ struct Report: Codable {
     var sync: SyncBench.Report?
     /// Key operations through the key layer beside libcrypto directly (the keys issue's figures).
     var keys: [KeyBench.Result]?
+    /// A P-256 signature by a key in the TPM (swtpm, unless `KEYCHAIN_TPM` names one) beside a software key's.
+    var tpm_key: TPMKeyBench.Result?
 }
 
 func temporaryDirectory() throws -> URL {
@@ -114,6 +116,7 @@ do {
     }
     if !json { FileHandle.standardError.write(Data("running key operations…\n".utf8)) }
     report.keys = try KeyBench.run()
+    report.tpm_key = try TPMKeyBench.run()
     if syncChanges > 0 {
         if !json {
             FileHandle.standardError.write(Data("running sync: 3 devices, \(syncChanges) changes each…\n".utf8))
@@ -144,6 +147,20 @@ do {
                 String(
                     format: "key %@: p50 %.1f µs beside libcrypto directly %.1f µs: %.2f× the floor's time%@",
                     key.operation, key.ours_p50_us, key.floor_p50_us, ratio, verdict))
+        }
+        if let tpm = report.tpm_key, let inTPM = tpm.tpm_sign_p50_us, let software = tpm.software_sign_p50_us {
+            let note =
+                tpm.tpm == "swtpm"
+                ? " (swtpm: a software TPM on this CPU over TCP, not a real one — a discrete TPM chip is usually "
+                    + "slower still at ECC, a firmware TPM closer; each use is a salted session, a load and the "
+                    + "signature)" : ""
+            print(
+                String(
+                    format:
+                        "key P-256 sign in the TPM (%@): p50 %.1f µs beside a software key %.1f µs: %.1f× its time%@",
+                    tpm.tpm, inTPM, software, software > 0 ? inTPM / software : 0, note))
+        } else if let skipped = report.tpm_key?.skipped {
+            print("key P-256 sign in the TPM: skipped (\(skipped))")
         }
     }
 } catch {

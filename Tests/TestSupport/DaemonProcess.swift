@@ -50,6 +50,8 @@ public final class DaemonProcess: @unchecked Sendable {
     /// The daemon's process identifier while it runs (under an activator: the activator's, which execs it).
     public var processIdentifier: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
     private let extraArguments: [String]
+    /// Variables added to the daemon's environment (`KEYCHAIN_TPM`, …).
+    private var extraEnvironment: [String: String] = [:]
     /// The socket activator the daemon is started through (`systemd-socket-activate`), if any.
     private let activator: URL?
     private let errors = Output()
@@ -62,10 +64,15 @@ public final class DaemonProcess: @unchecked Sendable {
     public var clockFile: URL { directory.url.appendingPathComponent("clock") }
 
     /// Starts a daemon as `account`; `arguments` are added to its command line (`--idle-lock 1`, …). With
-    /// `readsClockFile`, it reads the time from ``clockFile`` (the system clock until something writes it).
-    public init(arguments: [String] = [], readsClockFile: Bool = false, account: Account = .standard) throws {
+    /// `readsClockFile`, it reads the time from ``clockFile`` (the system clock until something writes it);
+    /// `environment` is added to the daemon's (`KEYCHAIN_TPM` names its TPM).
+    public init(
+        arguments: [String] = [], readsClockFile: Bool = false, account: Account = .standard,
+        environment: [String: String] = [:]
+    ) throws {
         directory = try TemporaryDirectory(prefix: "kcd")
         self.account = account
+        extraEnvironment = environment
         extraArguments =
             arguments + (readsClockFile ? ["--clock", directory.url.appendingPathComponent("clock").path] : [])
         if readsClockFile {
@@ -152,6 +159,7 @@ public final class DaemonProcess: @unchecked Sendable {
             environment = DeployedAccount.environment
         }
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extraEnvironment) { $1 }
         if let activator {
             process.executableURL = activator
             process.arguments =

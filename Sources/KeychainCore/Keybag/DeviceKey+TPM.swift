@@ -121,10 +121,6 @@ enum DeviceKeyTPM {
 
     // MARK: One connection per TPM
 
-    /// The process's connection to each TPM, by TCTI: the keychains of one TPM share it (their counters and passcode
-    /// keys are used through it for as long as they are open), and a software TPM serves one connection at a time.
-    private static let contexts = Mutex<[String: TPMContext]>([:])
-
     /// The connection to the TPM `environment` configures (``TPMContext/configuredTCTI(environment:)``), opened on
     /// first use and kept; `nil` when none is configured, or only the default device without libtss2.
     static func sharedContext(environment: [String: String]) throws(TPMError) -> TPMContext? {
@@ -133,31 +129,15 @@ enum DeviceKeyTPM {
         return try sharedContext(tcti: tcti)
     }
 
-    /// The connection to the TPM at `tcti`, opened on first use (under the lock: two connections at once would
-    /// wait on each other at a software TPM) and kept.
+    /// The process's one connection to the TPM at `tcti` (``TPMContext/shared(tcti:)``: the keychains of one TPM and
+    /// its "Secure Enclave" keys share it, since a software TPM serves one connection at a time).
     static func sharedContext(tcti: String) throws(TPMError) -> TPMContext {
-        try contexts.withLock { (contexts) throws(TPMError) -> TPMContext in
-            if let context = contexts[tcti] { return context }
-            let context = try TPMContext.open(tcti: tcti)
-            if contexts.isEmpty { atexit { DeviceKeyTPM.closeConnections() } }
-            contexts[tcti] = context
-            return context
-        }
+        try TPMContext.shared(tcti: tcti)
     }
 
     /// Drops a kept connection that failed, so the next use opens a new one.
     private static func forget(_ context: TPMContext) {
-        contexts.withLock { contexts in
-            if contexts[context.tcti] === context { contexts[context.tcti] = nil }
-        }
-    }
-
-    /// Flushes the primary key of every kept connection, at exit: a software TPM without a resource manager keeps
-    /// it otherwise, and has room for three. (A TPM whose connection is gone must not kill the exiting process with
-    /// SIGPIPE.)
-    static func closeConnections() {
-        signal(SIGPIPE, SIG_IGN)
-        for context in contexts.withLock({ $0.values }) { context.close() }
+        TPMContext.forget(context)
     }
 
     /// Unseals with `context`; when that fails otherwise than by refusing the blob, the kept connection may be dead

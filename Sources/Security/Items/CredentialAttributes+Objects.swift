@@ -42,7 +42,9 @@ extension CredentialAttributes {
             var publicAttributes = item.attributes
             publicAttributes[.keyClass] = .integer(publicKeyClass)
             let publicKey = try key(in: publicBytes, attributes: publicAttributes)
-            return try SecKey(stored: stored, publicKey: publicKey, tag: tag, label: label)
+            return try SecKey(
+                stored: stored, publicKey: publicKey, tag: tag, label: label,
+                tokenID: item.attributes.string(.tokenID))
         }
         return try SecKey(key: try key(in: data, attributes: item.attributes, isStored: true), tag: tag, label: label)
     }

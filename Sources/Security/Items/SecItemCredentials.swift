@@ -12,6 +12,12 @@ enum SecItemCredentials {
         switch (request.itemClass, request.reference) {
         case (.genericPassword, _), (.internetPassword, _):
             return [(request.itemClass, request.attributes, request.data ?? Data())]
+        case (.key, _) where request.attributes[.tokenID] != nil:
+            // Apple's rule: a key in a token (the Secure Enclave) is generated there, so no bytes claim to be one.
+            throw EngineError(
+                .param,
+                "kSecAttrTokenID \(request.attributes[.tokenID]?.description ?? ""): a key in a token is generated "
+                    + "inside it (SecKeyCreateRandomKey), never added")
         case (.key, let key as SecKey):
             let made = try CredentialAttributes.key(
                 try key.extractable(), given: request.attributes, tag: key.tag, label: key.label)

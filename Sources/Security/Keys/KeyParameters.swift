@@ -127,6 +127,24 @@ struct KeyParameters {
         return dictionaries
     }
 
+    /// Whether the parameters ask for a Secure Enclave key (`kSecAttrTokenID`), refusing what Apple's rules refuse
+    /// with errSecParam naming the attribute: another token, another key than EC 256.
+    func checkSecureEnclave(bits: Int) throws(EngineError) -> Bool {
+        guard let tokenID else { return false }
+        guard tokenID == SecureEnclave.tokenID else {
+            throw EngineError(
+                .param,
+                "kSecAttrTokenID \(tokenID) is not a token this keychain has (kSecAttrTokenIDSecureEnclave is)")
+        }
+        guard !isRSA, bits == 256 else {
+            throw EngineError(
+                .param,
+                "kSecAttrTokenID kSecAttrTokenIDSecureEnclave makes elliptic-curve keys of 256 bits only "
+                    + "(kSecAttrKeyType \(isRSA ? "RSA" : "EC"), kSecAttrKeySizeInBits \(bits))")
+        }
+        return true
+    }
+
     /// The curve a size names (256, 384, 521).
     static func curve(bits: Int) throws(EngineError) -> AsymmetricKey.Curve {
         guard let curve = AsymmetricKey.Curve(rawValue: bits) else {

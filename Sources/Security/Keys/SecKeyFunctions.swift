@@ -28,20 +28,28 @@ private func reporting<Result>(
 /// (`kSecAttrAccessGroup`, `kSecAttrAccessible`, `kSecAttrAccessControl`, a tag, a label …) and its own from
 /// `kSecPrivateKeyAttrs` or `kSecPublicKeyAttrs`; a half whose own `kSecAttrIsPermanent` is false stays out. The
 /// private half is not extractable (`kSecAttrIsExtractable` false) when keychaind holds the keychain, unless the
-/// parameters say otherwise, and the key returned is then a handle whose private operations run in keychaind. A token
-/// (`kSecAttrTokenID`, the Secure Enclave: issue 26) is errSecUnimplemented saying so.
+/// parameters say otherwise, and the key returned is then a handle whose private operations run in keychaind.
+///
+/// `kSecAttrTokenID: kSecAttrTokenIDSecureEnclave` makes the private key inside the TPM of the process that holds
+/// the keychain (keychaind for its clients), as Apple's rules say: an EC key of 256 bits, never extractable; its item
+/// stores the TPM's wrapped blob. One that is not stored is made in this process's TPM. Without a TPM that is
+/// errSecUnimplemented naming the missing TPM, never a key made in software.
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
     reporting(error) { () throws(EngineError) -> SecKey in
         let request = try KeyParameters(parameters, nested: kSecPrivateKeyAttrs as String)
-        if let token = request.tokenID {
-            throw EngineError(.unimplemented, "keys in a token (kSecAttrTokenID \(token)) are not supported yet")
-        }
         guard let bits = request.sizeInBits else {
             throw EngineError(.param, "the key size (kSecAttrKeySizeInBits) is missing")
         }
+        let inEnclave = try request.checkSecureEnclave(bits: bits)
         guard request.isPermanent else {
+            if inEnclave {
+                // Apple's Secure Enclave key that is not stored: made in this process's TPM, held here as its blob.
+                let made = try SecureEnclave.makeKey()
+                return try SecKey(
+                    enclaveBlob: made.blob, publicKey: made.publicKey, tag: request.tag, label: request.label)
+            }
             let key =
                 request.isRSA
                 ? try AsymmetricKey.generateRSA(bits: bits)
@@ -52,11 +60,12 @@ public func SecKeyCreateRandomKey(
         // the parameters say otherwise, stays there (this process gets a handle).
         let keychain = try SecItemKeychain.current()
         let halves = try KeyParameters.itemDictionaries(
-            parameters: parameters, extractableByDefault: !(keychain.backend is DaemonClient)
+            parameters: parameters, extractableByDefault: !(keychain.backend is DaemonClient) && !inEnclave
         ).map { (dictionary) throws(EngineError) in try SecItemDictionary(adding: dictionary) }
-        guard let privateHalf = halves.first(where: { $0.attributes[.keyClass] == .integer(1) }) else {
+        guard var privateHalf = halves.first(where: { $0.attributes[.keyClass] == .integer(1) }) else {
             throw EngineError(.param, "kSecPrivateKeyAttrs says the private key is not permanent; it must be")
         }
+        if inEnclave { privateHalf.attributes[.tokenID] = .string(SecureEnclave.tokenID) }
         let publicHalf = halves.first { $0.attributes[.keyClass] == .integer(0) }
         let items = try AuthenticationLoop.perform(privateHalf.authenticationOptions, backend: keychain.backend) {
             (authentication) throws(EngineError) -> [Item] in
@@ -85,6 +94,12 @@ public func SecKeyCreateWithData(
 ) -> SecKey? {
     reporting(error) { () throws(EngineError) -> SecKey in
         let request = try KeyParameters(attributes)
+        if let token = request.tokenID {
+            throw EngineError(
+                .param,
+                "kSecAttrTokenID \(token): a key in a token is generated inside it (SecKeyCreateRandomKey), never "
+                    + "imported")
+        }
         guard let isPrivate = request.isPrivate else {
             throw EngineError(.param, "the key class (kSecAttrKeyClass) is missing")
         }
@@ -106,7 +121,7 @@ public func SecKeyCopyExternalRepresentation(
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     guard key.isPrivate else { return key }
     // A key the keychain holds is known here by its public half already.
-    if key.storedKey != nil { return try? SecKey(key: key.key, tag: key.tag, label: key.label) }
+    if key.isHeldElsewhere { return try? SecKey(key: key.key, tag: key.tag, label: key.label) }
     return try? SecKey(key: key.key.publicKey(), tag: key.tag, label: key.label)
 }
 
@@ -120,7 +135,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
         kSecAttrKeySizeInBits as String: key.key.sizeInBits,
         kSecAttrEffectiveKeySize as String: key.key.sizeInBits,
         kSecAttrIsPermanent as String: key.storedKey != nil,
-        kSecAttrIsExtractable as String: key.storedKey == nil,
+        kSecAttrIsExtractable as String: !key.isHeldElsewhere,
         kSecAttrCanSign as String: isPrivate,
         kSecAttrCanVerify as String: !isPrivate,
         kSecAttrCanDecrypt as String: isPrivate && key.key.kind == .rsa,
@@ -132,7 +147,8 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     if let label = try? Digest.sha1.hash(key.publicBytes) { attributes[kSecAttrApplicationLabel as String] = label }
     if let tag = key.tag { attributes[kSecAttrApplicationTag as String] = tag }
     if let label = key.label { attributes[kSecAttrLabel as String] = label }
-    if key.storedKey == nil, let bytes = try? key.key.externalRepresentation() {
+    if let token = key.tokenID { attributes[kSecAttrTokenID as String] = token }
+    if !key.isHeldElsewhere, let bytes = try? key.key.externalRepresentation() {
         attributes[kSecValueData as String] = bytes
     }
     return NSDictionary(dictionary: attributes)
@@ -152,6 +168,12 @@ public func SecKeyIsAlgorithmSupported(
     guard let action = algorithm.operation else { return false }
     let isRSA = key.key.kind == .rsa
     let isPrivate = key.isPrivate
+    // A Secure Enclave key's private half does what the TPM does.
+    if isPrivate, key.tokenID == SecureEnclave.tokenID, operation != .verify, operation != .encrypt,
+        !SecureEnclave.supports(action)
+    {
+        return false
+    }
     switch (operation, action) {
     case (.sign, .signature(let scheme)): return isPrivate && scheme.isRSA == isRSA
     case (.verify, .signature(let scheme)): return scheme.isRSA == isRSA
