@@ -8,7 +8,7 @@ import KeychainCore
 /// first chunk concerned; a file that merely ends early is detected at the end, so the end of the data is
 /// signalled (`nil` or `0`) only once the final chunk has been authenticated. Callers that must not act on any
 /// part of a damaged file read to the end first, as ``ProtectedFiles/contents(of:)`` and
-/// ``ProtectedFiles/unprotect(contentsOf:to:)`` do. Not thread-safe: one owner at a time.
+/// ``ProtectedFiles/unprotect(contentsOf:to:progress:)`` do. Not thread-safe: one owner at a time.
 ///
 /// The file key is unwrapped when the reader is created, so a ``FileProtectionClass/completeUnlessOpen`` reader
 /// opened while unlocked keeps reading after a lock. A ``FileProtectionClass/complete`` reader refuses to read while

@@ -49,7 +49,7 @@ extension Keychain {
     }
 
     /// Creates a keychain in `directory` off the caller's executor; see
-    /// ``create(service:in:identity:passcodeHashing:)``.
+    /// ``create(service:in:identity:passcodeHashing:)-8605u``.
     public static func create(
         service: String, in directory: URL, identity: ApplicationIdentity? = nil,
         passcodeHashing: PasscodeHashing = .standard

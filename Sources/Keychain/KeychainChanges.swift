@@ -10,7 +10,7 @@
 ///
 /// Every change is reported once, with the item's attributes as soon as they can be read. An add or update of an
 /// item whose class is locked in this process is held, in order, and reported after the unlock (an unlock through
-/// ``Keychain/unlock(passcode:)`` lets the stream catch up before it returns); a removal of an item the stream knows
+/// ``Keychain/unlock(passcode:)-5zbdm`` lets the stream catch up before it returns); a removal of an item the stream knows
 /// is reported at once, locked or not (the passcode's removal and the erase included). A stream started while
 /// locked learns the items it matches at the unlock and reports every later change to them; an item it never could
 /// read (added and removed while locked, or removed before that first unlock) cannot be matched, and is not

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainCore
 
-/// What ``Keychain/verify()`` found: the damaged items by persistent reference, and what is wrong with the
+/// What ``Keychain/verify()-19w32`` found: the damaged items by persistent reference, and what is wrong with the
 /// keychain as a whole.
 public struct KeychainVerification: Sendable, Hashable, Codable {
     /// One damaged, stale or missing item.
