@@ -7,8 +7,8 @@ import KeychainTPM
     import Glibc
 #endif
 
-/// A P-256 signature by a Secure Enclave key (in the TPM) beside one by a software key, both as stored keys through
-/// the key layer (``KeyUsePerformer``, what the keychain runs for `SecKeyCreateSignature`), taking turns.
+/// A P-256 signature by a Secure Enclave key (in the TPM) beside one by a software key, and an unlock with a
+/// TPM-sealed device key beside one with a file device key; the signatures both as stored keys through the key layer (``KeyUsePerformer``, what the keychain runs for `SecKeyCreateSignature`), taking turns.
 ///
 /// The TPM is the one `KEYCHAIN_TPM` names when it is set, else a software TPM (Debian's swtpm) started for the run
 /// on the loopback interface and killed at the end; without either the figure is skipped, saying why. swtpm is not a
@@ -20,6 +20,10 @@ enum TPMKeyBench {
         var tpm: String
         var tpm_sign_p50_us: Double?
         var software_sign_p50_us: Double?
+        /// Unlock (standard Argon2id cost, median of 3) of a keychain whose device key the TPM seals and whose
+        /// passcode is entangled with it, beside one with a file device key, in the same run.
+        var tpm_unlock_ms: Double?
+        var file_unlock_ms: Double?
         /// Why the figures are absent.
         var skipped: String?
     }
@@ -76,9 +80,40 @@ enum TPMKeyBench {
                     _ = try performer.perform(use, key: keys[1].data, attributes: keys[1].attributes)
                 }
             }
+            let fileUnlock = try measureUnlock()
+            let tpmUnlock = try DeviceKeyTPM.$tcti.withValue(tcti) { try measureUnlock() }
             return Result(
-                tpm: name, tpm_sign_p50_us: inTPM.figures.p50_us, software_sign_p50_us: inSoftware.figures.p50_us)
+                tpm: name, tpm_sign_p50_us: inTPM.figures.p50_us, software_sign_p50_us: inSoftware.figures.p50_us,
+                tpm_unlock_ms: tpmUnlock, file_unlock_ms: fileUnlock)
         }
+    }
+
+    /// The figures as the report prints them, each beside its software twin, or why they were skipped.
+    static func lines(_ result: Result?) -> [String] {
+        guard let result else { return [] }
+        var lines: [String] = []
+        if let inTPM = result.tpm_sign_p50_us, let software = result.software_sign_p50_us {
+            let note =
+                result.tpm == "swtpm"
+                ? " (swtpm: a software TPM on this CPU over TCP, not a real one — a discrete TPM chip is usually "
+                    + "slower still at ECC, a firmware TPM closer; each use is a salted session, a load and the "
+                    + "signature)" : ""
+            lines.append(
+                String(
+                    format:
+                        "key P-256 sign in the TPM (%@): p50 %.1f µs beside a software key %.1f µs: %.1f× its time%@",
+                    result.tpm, inTPM, software, software > 0 ? inTPM / software : 0, note))
+        }
+        if let inTPM = result.tpm_unlock_ms, let file = result.file_unlock_ms {
+            lines.append(
+                String(
+                    format:
+                        "unlock with the device key sealed by the TPM (%@, passcode entangled): %.1f ms beside a file "
+                        + "device key %.1f ms: %.2f× its time",
+                    result.tpm, inTPM, file, file > 0 ? inTPM / file : 0))
+        }
+        if let skipped = result.skipped { lines.append("TPM figures: skipped (\(skipped))") }
+        return lines
     }
 
     /// Starts swtpm on a free pair of loopback ports with its state in `directory`; the process and its TCTI once

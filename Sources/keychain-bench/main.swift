@@ -2,7 +2,7 @@
 // files beside the raw secretstream floor (FileProtectionBench.swift); keychaind beside the embedded engine and the
 // floor (DaemonBench.swift), when the release keychaind is built beside the bench.
 //
-//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--only-daemon]
+//   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--only-daemon] [--only-tpm]
 //                  [--sync-changes 1000]
 //
 // `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
@@ -58,6 +58,7 @@ var fileMegabytes = 256
 var measuresDaemon = true
 var syncChanges = 1000
 var onlyDaemon = false
+var onlyTPM = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -71,16 +72,22 @@ while let argument = arguments.popFirst() {
     case "--sync-changes":
         syncChanges = arguments.popFirst().flatMap { Int($0) } ?? syncChanges
     case "--only-daemon": onlyDaemon = true
+    case "--only-tpm": onlyTPM = true
     default:
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--sync-changes 1000]\n").utf8))
+                    + "[--only-daemon] [--only-tpm] [--sync-changes 1000]\n").utf8))
         exit(2)
     }
 }
 
 do {
+    if onlyTPM {
+        // The TPM's figures alone (a quick check on swtpm or the TPM KEYCHAIN_TPM names).
+        for line in TPMKeyBench.lines(try TPMKeyBench.run()) { print(line) }
+        exit(0)
+    }
     if onlyDaemon {
         let embeddedCLI = try CLIBench.medianFindMilliseconds()
         let daemon = try DaemonBench.run(items: 10_000, seed: UInt64.random(in: 1...UInt64.max))
@@ -148,20 +155,7 @@ do {
                     format: "key %@: p50 %.1f µs beside libcrypto directly %.1f µs: %.2f× the floor's time%@",
                     key.operation, key.ours_p50_us, key.floor_p50_us, ratio, verdict))
         }
-        if let tpm = report.tpm_key, let inTPM = tpm.tpm_sign_p50_us, let software = tpm.software_sign_p50_us {
-            let note =
-                tpm.tpm == "swtpm"
-                ? " (swtpm: a software TPM on this CPU over TCP, not a real one — a discrete TPM chip is usually "
-                    + "slower still at ECC, a firmware TPM closer; each use is a salted session, a load and the "
-                    + "signature)" : ""
-            print(
-                String(
-                    format:
-                        "key P-256 sign in the TPM (%@): p50 %.1f µs beside a software key %.1f µs: %.1f× its time%@",
-                    tpm.tpm, inTPM, software, software > 0 ? inTPM / software : 0, note))
-        } else if let skipped = report.tpm_key?.skipped {
-            print("key P-256 sign in the TPM: skipped (\(skipped))")
-        }
+        for line in TPMKeyBench.lines(report.tpm_key) { print(line) }
     }
 } catch {
     FileHandle.standardError.write(Data("keychain-bench: \(error)\n".utf8))

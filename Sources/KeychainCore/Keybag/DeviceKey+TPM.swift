@@ -11,7 +11,7 @@ import Synchronization
 /// A new keychain is sealed to the TPM named by `KEYCHAIN_TPM` (a TCTI; `none` for the file key even where a TPM
 /// exists), or to `/dev/tpmrm0` when the variable is not set and that device answers; otherwise the device key is
 /// the plain file of format 1. A keychain of format 2 opens only where that TPM answers.
-enum DeviceKeyTPM {
+package enum DeviceKeyTPM {
     /// `device.key` format 2: "SKDK", 2, then the sealed blob (``TPMBlob``'s own format).
     static let magic: [UInt8] = Array("SKDK".utf8) + [2]
     /// The longest sealed blob read (a sealed 32-byte key is about 250 bytes).
