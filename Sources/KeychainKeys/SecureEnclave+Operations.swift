@@ -154,7 +154,7 @@ extension SecureEnclave {
         var secret = try withTPM("key agreement") { (tpm) throws(TPMError) in
             try tpm.sharedSecret(with: key, peer: bytes)
         }
-        defer { secret.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { secret.wipe() }
         return Data(secret)
     }
 }

@@ -5,13 +5,6 @@ import KeychainCore
 /// assembled or received in is wiped once it is done with, in the client and in the daemon: never left whole in
 /// freed memory for a later allocation, a core file or a swap page to show.
 extension Array where Element == UInt8 {
-    /// Overwrites the bytes with zeros where they are, in a way the compiler cannot drop. The storage is zeroed in
-    /// place even when other values share it (a copy-on-write would zero a fresh copy and leave the bytes where they
-    /// were): call it only once no one needs them.
-    package func wipe() {
-        withUnsafeBufferPointer { ck_zero(UnsafeMutableRawPointer(mutating: $0.baseAddress), $0.count) }
-    }
-
     /// Makes room for `extra` more bytes, doubling the storage when it must grow and wiping the storage it leaves
     /// (an `append` that grows an array frees the old storage as it is).
     package mutating func reserveWiping(_ extra: Int) {

@@ -47,8 +47,8 @@ package enum DeviceKeyTPM {
 
     /// The bytes of a format-2 `device.key` holding `key` sealed by `context`.
     static func sealedFile(_ key: SecretKey, by context: TPMContext) throws(EngineError) -> [UInt8] {
-        var bytes = key.withUnsafeBytes { Array($0) }
-        defer { zero(&bytes) }
+        let bytes = key.withUnsafeBytes { Array($0) }
+        defer { bytes.wipe() }
         let file: [UInt8]
         var used = context
         do {
@@ -107,7 +107,7 @@ package enum DeviceKeyTPM {
                 .interactionNotAllowed,
                 "the TPM at \(context.tcti) did not unseal the device key \(path): \(error.message)")
         }
-        defer { zero(&bytes) }
+        defer { bytes.wipe() }
         let key: SecretKey
         do {
             key = try SecretKey(copying: bytes)
@@ -156,7 +156,4 @@ package enum DeviceKeyTPM {
         }
     }
 
-    private static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
-    }
 }

@@ -70,7 +70,7 @@ public enum DeviceKeyStorage: Sendable, Equatable {
             contents = try DeviceKeyTPM.sealedFile(key, by: context)
             try bindToCounters(keychain, database: database, deviceKey: key)
         }
-        defer { contents.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { contents.wipe() }
         try replaceDeviceKey(of: keychain, with: contents)
     }
 

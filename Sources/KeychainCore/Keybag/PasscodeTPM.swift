@@ -11,8 +11,8 @@ import KeychainTPM
 enum PasscodeTPM {
     /// Makes the HMAC key for a new passcode (its Argon2id output `stretched`) in `tpm`; returns its blob.
     static func makeKey(stretched: SecretKey, tpm: TPMContext) throws(EngineError) -> [UInt8] {
-        var auth = try authorization(stretched)
-        defer { zero(&auth) }
+        let auth = try authorization(stretched)
+        defer { auth.wipe() }
         do {
             return try tpm.createHMACKey(auth: auth).serialized()
         } catch {
@@ -39,8 +39,8 @@ enum PasscodeTPM {
         } catch {
             throw EngineError(.decode, "the keychain's passcode key in the TPM is damaged: \(error.message)")
         }
-        var auth = try authorization(stretched)
-        defer { zero(&auth) }
+        let auth = try authorization(stretched)
+        defer { auth.wipe() }
         var digest: [UInt8]
         do {
             digest = try tpm.hmac(
@@ -60,7 +60,7 @@ enum PasscodeTPM {
             throw EngineError(
                 .interactionNotAllowed, "the TPM at \(tpm.tcti) did not check the passcode: \(error.message)")
         }
-        defer { zero(&digest) }
+        defer { digest.wipe() }
         let share = try SecretKey(copying: digest)
         return try KeyedHash.deriveKey(from: stretched, context: "swift-keychain passcode tpm v1", secretInput: share)
     }
@@ -71,7 +71,4 @@ enum PasscodeTPM {
         return derived.withUnsafeBytes { Array($0) }
     }
 
-    private static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
-    }
 }
