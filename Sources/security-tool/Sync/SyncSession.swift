@@ -35,13 +35,7 @@ enum SyncSession {
         switch operation {
         case .createCircle, .join: break
         default:
-            guard SyncDevice.isConfigured(in: location.directory) else {
-                throw .failed(
-                    status: 1,
-                    message:
-                        "\(context): the keychain \(location.path) is not set up for sync: run sync-init --store URL on "
-                        + "the first device, sync-join --store URL on the others")
-            }
+            try requireSetUp(location, context: context)
         }
         let backend = try backend(at: location, session, context: context)
         return try run(context) { () throws(SyncError) -> SyncOutcome in
@@ -125,9 +119,8 @@ enum SyncSession {
         }
     }
 
-    /// The embedded keychain's sync device, on the store its sync state names (`sync --watch`).
-    static func device(_ session: ToolSession, context: String) throws(ToolFailure) -> SyncDevice {
-        let location = try embeddedLocation(context)
+    /// Refuses a keychain with no sync state yet, before anything opens (or creates) it.
+    private static func requireSetUp(_ location: KeychainLocation, context: String) throws(ToolFailure) {
         guard SyncDevice.isConfigured(in: location.directory) else {
             throw .failed(
                 status: 1,
@@ -135,6 +128,12 @@ enum SyncSession {
                     "\(context): the keychain \(location.path) is not set up for sync: run sync-init --store URL on "
                     + "the first device, sync-join --store URL on the others")
         }
+    }
+
+    /// The embedded keychain's sync device, on the store its sync state names (`sync --watch`).
+    static func device(_ session: ToolSession, context: String) throws(ToolFailure) -> SyncDevice {
+        let location = try embeddedLocation(context)
+        try requireSetUp(location, context: context)
         let backend = try backend(at: location, session, context: context)
         return try run(context) { () throws(SyncError) -> SyncDevice in
             let store = try openStore(try SyncDevice.storeURL(in: location.directory))
