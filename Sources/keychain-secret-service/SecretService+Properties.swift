@@ -102,12 +102,14 @@ extension SecretService {
                 Property(name: "Collections", signature: "ao") { (m) throws(BusFailure) in try m.append(paths: paths) }
             ]
         case .collection(let name):
-            let items = try search([:], in: name)
             let collection = try engine { () throws(EngineError) in try store.collections() }.first { $0.name == name }
             let label = collection?.label ?? name
             let created = UInt64((collection?.created ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970)
             return [
-                Property(name: "Items", signature: "ao") { (m) throws(BusFailure) in try m.append(paths: items) },
+                // Listed only when asked for: it opens every item's attributes, and clients ask `Locked` on every call.
+                Property(name: "Items", signature: "ao") { (m) throws(BusFailure) in
+                    try m.append(paths: try self.search([:], in: name))
+                },
                 Property(name: "Label", signature: "s") { (m) throws(BusFailure) in try m.append(label) },
                 Property(name: "Locked", signature: "b") { (m) throws(BusFailure) in try m.append(locked) },
                 Property(name: "Created", signature: "t") { (m) throws(BusFailure) in try m.append(created) },
