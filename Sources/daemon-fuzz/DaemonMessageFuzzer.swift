@@ -104,6 +104,7 @@ private func makeSamples() -> [[UInt8]] {
                 .registerApp(
                     path: "/usr/bin/app", entitlements: Data("<plist/>".utf8), allowsInsecureExecution: false),
                 .unregisterApp(path: "/usr/bin/app"), .listApps, .describe, .ping,
+                .sync(Data(#"{"status":{}}"#.utf8)),
             ]
         let keychainReplies: [BackendReply] = [
             .written(WriteResult(items: [item], changeSequence: 7)), .items(found), .keybagStatus(status), .done,
@@ -133,6 +134,9 @@ private func makeSamples() -> [[UInt8]] {
                 DaemonEnvelope(
                     user: 0, caller: Caller.administrator(defaultGroup: "TEAM.admin"),
                     request: .backend(.add(newItem))),
+                // A registered service asking for another process (protocol 6).
+                DaemonEnvelope(
+                    forwarded: ForwardedProcess(pid: 4242, startTime: 123_456), request: .backend(.copyMatching(query))),
             ]
         let encoded = try requests.map { request throws(EngineError) in
             try DaemonCoding.encode(DaemonEnvelope(request: request))
@@ -148,7 +152,7 @@ private func makeSamples() -> [[UInt8]] {
             preconditionFailure("the fuzz harness has no sample of the reply \(tag)")
         }
         return try encoded
-            + envelopes.suffix(2).map { envelope throws(EngineError) in try DaemonCoding.encode(envelope) }
+            + envelopes.map { envelope throws(EngineError) in try DaemonCoding.encode(envelope) }
             + replyBytes
     } catch {
         preconditionFailure("the fuzz harness could not make its sample messages: \(error)")
