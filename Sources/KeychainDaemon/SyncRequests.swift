@@ -10,14 +10,6 @@ import KeychainSync
 /// registered app or a sandboxed one may not (setting up sync sends every synchronizable item of every app of the
 /// user to the store).
 enum SyncRequests {
-    /// What the daemon answers, as JSON: the outcome, or the sync error (its keychain status, when the keychain
-    /// refused, so the tool exits as it would on an embedded keychain).
-    struct Reply: Codable {
-        var outcome: SyncOutcome?
-        var keychainStatus: Int32?
-        var message: String?
-    }
-
     /// Carries out the operation `json` describes for `principal` on `uid`'s keychain.
     static func carryOut(
         _ json: Data, for principal: Principal, uid: UInt32, in keychains: UserKeychains
@@ -36,9 +28,9 @@ enum SyncRequests {
         }
         let engine = try keychains.engine(for: uid)
         let directory = keychains.directory(of: uid)
-        var reply = Reply()
+        let reply: SyncReply
         do throws(SyncError) {
-            reply.outcome = try SyncDevice.perform(operation, directory: directory, backend: engine)
+            reply = SyncReply(try SyncDevice.perform(operation, directory: directory, backend: engine))
             switch operation {
             case .createCircle, .join:
                 // Followed from now on: changes reach the store, and the store's reach the keychain.
@@ -46,8 +38,7 @@ enum SyncRequests {
             default: break
             }
         } catch {
-            if case .keychain(let code) = error.kind { reply.keychainStatus = code.rawValue }
-            reply.message = Self.explained(error, operation)
+            reply = SyncReply(error, message: Self.explained(error, operation))
         }
         do {
             return try JSONEncoder().encode(reply)

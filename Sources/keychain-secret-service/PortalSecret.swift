@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPrompts
 
 #if canImport(Glibc)
     import Glibc
@@ -90,20 +91,10 @@ final class PortalSecret {
 
     /// Writes all of `secret` to the portal's descriptor (a pipe to the app).
     private func write(_ secret: Data, to descriptor: Int32) throws(BusFailure) {
-        let failed = secret.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let count = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { return true }
-                offset += count
-            }
-            return false
-        }
-        if failed {
+        if let failure = secret.withUnsafeBytes({ DescriptorWriting.writeAll($0, to: descriptor) }) {
             throw BusFailure(
                 name: "org.freedesktop.DBus.Error.Failed",
-                message: "RetrieveSecret: cannot write the secret: \(String(cString: strerror(errno)))")
+                message: "RetrieveSecret: cannot write the secret: \(String(cString: strerror(failure)))")
         }
     }
 

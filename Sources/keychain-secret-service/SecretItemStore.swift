@@ -26,11 +26,12 @@ struct SecretItemStore {
     /// The caller of the call being answered, narrowed to the collection's group when this is another collection's
     /// store (keychaind decides a caller's groups itself: there the narrowing is the queries' group).
     var caller: Caller {
-        get throws(EngineError) {
-            let caller = try identities.current().caller
-            guard let collectionGroup else { return caller }
-            return Caller(applicationIdentifier: caller.applicationIdentifier, accessGroups: [collectionGroup])
-        }
+        get throws(EngineError) { narrowed(try identities.current().caller) }
+    }
+
+    private func narrowed(_ caller: Caller) -> Caller {
+        guard let collectionGroup else { return caller }
+        return Caller(applicationIdentifier: caller.applicationIdentifier, accessGroups: [collectionGroup])
     }
 
     /// The collection's access group.
@@ -179,10 +180,12 @@ struct SecretItemStore {
 
     /// The backend and caller of the call being answered.
     private func identity() throws(EngineError) -> (any KeychainBackend, Caller) {
-        (try backend, try caller)
+        let identity = try identities.current()
+        return (identity.backend, narrowed(identity.caller))
     }
 
-    private func query(_ reference: PersistentReference) -> ItemQuery {
+    /// The query that names one item of the store by its persistent reference.
+    func query(_ reference: PersistentReference) -> ItemQuery {
         ItemQuery(itemClass: .genericPassword, synchronizable: .any, persistentReference: reference)
     }
 

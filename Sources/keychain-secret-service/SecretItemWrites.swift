@@ -66,8 +66,4 @@ extension SecretItemStore {
     static func namesServiceAndAccount(_ attributes: [String: String]) -> Bool {
         serviceKeys.contains { attributes[$0] != nil } && accountKeys.contains { attributes[$0] != nil }
     }
-
-    private func query(_ reference: PersistentReference) -> ItemQuery {
-        ItemQuery(itemClass: .genericPassword, synchronizable: .any, persistentReference: reference)
-    }
 }

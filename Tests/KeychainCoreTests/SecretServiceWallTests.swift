@@ -39,31 +39,19 @@ struct SecretServiceWallTests {
             busctl = try #require(Wall.tool("busctl"))
             let group = try TestGroup()
             groups.add(group)
-            service = try Self.install(
-                BuiltExecutable.named("keychain-secret-service").path, as: "keychain-secret-service", in: lab,
+            service = try lab.install(
+                "keychain-secret-service", from: BuiltExecutable.named("keychain-secret-service").path,
                 setgid: group)
             try lab.register(
                 service, identifier: "org.freedesktop.secrets", groups: ["org.freedesktop.secrets"],
                 more: ["com.swift-keychain.forward-callers": true])
         }
 
-        /// Copies `source` into the lab's app directory as `name`, setgid to `group`.
-        static func install(_ source: String, as name: String, in lab: WallLab, setgid group: TestGroup) throws
-            -> String
-        {
-            let path = lab.apps.file(name).path
-            try FileManager.default.copyItem(atPath: source, toPath: path)
-            guard chown(path, 0, group.gid) == 0, chmod(path, 0o2755) == 0 else {
-                throw WallError("cannot install \(path)")
-            }
-            return path
-        }
-
         /// A copy of `program` registered as an app with `groups` (setgid to a group of its own).
         func registeredCopy(_ program: String, as name: String, identifier: String, groups appGroups: [String]) throws
             -> String
         {
-            let path = try Self.install(program, as: name, in: lab, setgid: try madeGroup())
+            let path = try lab.install(name, from: program, setgid: try madeGroup())
             try lab.register(path, identifier: identifier, groups: appGroups)
             return path
         }

@@ -16,32 +16,16 @@ import Testing
 struct DaemonSyncVerbTests {
     /// Runs `security arguments…` as uid 65534 on `daemon`'s keychain.
     private func run(_ daemon: DaemonProcess, _ arguments: [String]) throws -> SecurityProcess.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments =
-            ["--reuid=65534", "--regid=65534", "--clear-groups", SecurityProcess.executable] + arguments
-        process.environment = [
-            "KEYCHAIN_DAEMON": daemon.socketPath, "SWIFT_BACKTRACE": "enable=no", "PATH": "/usr/bin:/bin",
-        ]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let collected = DispatchGroup()
-        nonisolated(unsafe) var errorText = Data()
-        collected.enter()
-        DispatchQueue.global().async {
-            errorText = errors.fileHandleForReading.readDataToEndOfFile()
-            collected.leave()
+        let process = try SpawnedProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", SecurityProcess.executable] + arguments,
+            environment: [
+                "KEYCHAIN_DAEMON": daemon.socketPath, "SWIFT_BACKTRACE": "enable=no", "PATH": "/usr/bin:/bin",
+            ])
+        guard process.wait(timeout: .seconds(60)) != nil, let status = process.exitCode else {
+            throw SpawnError(message: "security \(arguments.joined(separator: " ")) did not exit")
         }
-        let outputText = output.fileHandleForReading.readDataToEndOfFile()
-        collected.wait()
-        process.waitUntilExit()
-        return SecurityProcess.Result(
-            status: process.terminationStatus, output: String(decoding: outputText, as: UTF8.self),
-            errors: String(decoding: errorText, as: UTF8.self))
+        return SecurityProcess.Result(status: status, output: process.readOutput(), errors: process.readErrors())
     }
 
     /// Polls `body` until it holds or `seconds` pass.

@@ -56,6 +56,37 @@ public enum SyncOutcome: Sendable, Equatable, Codable {
     case report(SyncReport)
 }
 
+/// What keychaind answers a ``SyncOperation`` with, as JSON: the outcome, or the sync error — its keychain status
+/// when the keychain refused, so the tool exits as it would on an embedded keychain.
+public struct SyncReply: Sendable, Codable {
+    /// What the operation answered, when it succeeded.
+    public var outcome: SyncOutcome?
+    /// The keychain's status, when the keychain refused.
+    public var keychainStatus: Int32?
+    /// Why it failed, when it did.
+    public var message: String?
+
+    /// A reply holding `outcome`.
+    public init(_ outcome: SyncOutcome) {
+        self.outcome = outcome
+    }
+
+    /// A reply holding `error`, with `message` in place of its own.
+    public init(_ error: SyncError, message: String) {
+        if case .keychain(let code) = error.kind { keychainStatus = code.rawValue }
+        self.message = message
+    }
+
+    /// The outcome, or the error the reply holds (any other kind than the keychain's is told by its message).
+    public func result(of operation: SyncOperation) throws(SyncError) -> SyncOutcome {
+        if let outcome { return outcome }
+        if let keychainStatus, let code = EngineError.Code(rawValue: keychainStatus) {
+            throw SyncError(.keychain(code), message ?? "refused")
+        }
+        throw SyncError(.notFound, message ?? "keychaind could not carry out \(operation.name)")
+    }
+}
+
 extension SyncDevice {
     /// Carries out `operation` on the keychain in `directory` through `backend`: the one place every sync verb's work
     /// is done, in the tool or in keychaind.

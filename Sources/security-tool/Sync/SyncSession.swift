@@ -67,24 +67,13 @@ enum SyncSession {
         } catch {
             throw .failed(status: error.code.rawValue, message: "\(context): \(error.message)")
         }
-        struct Reply: Decodable {
-            var outcome: SyncOutcome?
-            var keychainStatus: Int32?
-            var message: String?
-        }
-        let reply: Reply
+        let reply: SyncReply
         do {
-            reply = try JSONDecoder().decode(Reply.self, from: answer)
+            reply = try JSONDecoder().decode(SyncReply.self, from: answer)
         } catch {
             throw .failed(status: errSecInternalComponent, message: "\(context): keychaind's answer: \(error)")
         }
-        if let outcome = reply.outcome { return outcome }
-        return try run(context) { () throws(SyncError) -> SyncOutcome in
-            if let status = reply.keychainStatus, let code = EngineError.Code(rawValue: status) {
-                throw SyncError(.keychain(code), reply.message ?? "refused")
-            }
-            throw SyncError(.notFound, reply.message ?? "keychaind could not carry out \(operation.name)")
-        }
+        return try run(context) { () throws(SyncError) -> SyncOutcome in try reply.result(of: operation) }
     }
 
     /// The keychain's backend, the keychain opened (and created when missing) and unlocked first when a passcode

@@ -194,10 +194,14 @@ final class WallLab {
         root = DaemonClient(socketPath: daemon.socketPath)
     }
 
-    /// Installs a copy of the probe as `name`: setgid to `group` (mode 2755) when given, else 0755.
-    func install(_ name: String, setgid group: TestGroup? = nil) throws -> String {
+    /// Installs a copy of `source` (the probe unless given) as `name`: setgid to `group` (mode 2755) when given,
+    /// else 0755.
+    func install(
+        _ name: String, from source: String = BuiltExecutable.named("keychaind-probe").path,
+        setgid group: TestGroup? = nil
+    ) throws -> String {
         let path = apps.file(name).path
-        try FileManager.default.copyItem(atPath: BuiltExecutable.named("keychaind-probe").path, toPath: path)
+        try FileManager.default.copyItem(atPath: source, toPath: path)
         if let group { guard chown(path, 0, group.gid) == 0 else { throw WallError("cannot chgrp \(path)") } }
         guard chmod(path, group == nil ? 0o755 : 0o2755) == 0 else { throw WallError("cannot chmod \(path)") }
         return path
