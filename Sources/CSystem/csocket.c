@@ -24,8 +24,15 @@ int ck_socket_pass_credentials(int socket) {
     return 0;
 }
 
-ssize_t ck_socket_send(int socket, const void *buffer, size_t length) {
+ssize_t ck_socket_send(int socket, const void *buffer, size_t length, int attach_credentials) {
     struct iovec vector = {(void *)buffer, length};
+    if (!attach_credentials) {
+        struct msghdr plain;
+        memset(&plain, 0, sizeof plain);
+        plain.msg_iov = &vector;
+        plain.msg_iovlen = 1;
+        return sendmsg(socket, &plain, MSG_NOSIGNAL);
+    }
     union {
         char bytes[CMSG_SPACE(sizeof(struct ucred))];
         struct cmsghdr align;

@@ -75,6 +75,9 @@ package final class SeqPacketSocket: @unchecked Sendable {
     /// The payload of one packet (the kernel's default socket buffer holds a few).
     package static let packetPayload = 32 << 10
     private var isClosed = false
+    /// Whether each packet carries this process's credentials explicitly: a client's do (keychaind binds a setgid
+    /// app's identity to the group sent); the daemon's replies do not (no client reads them).
+    private var attachesCredentials = true
     /// Where packets are received, kept between messages (a new one of 32 KiB, zeroed, for every message cost
     /// more than a small request itself); wiped after each packet.
     private var receiveBuffer: [UInt8] = []
@@ -148,7 +151,9 @@ package final class SeqPacketSocket: @unchecked Sendable {
         }
         // The daemon starts no programs, but a descriptor must never leak into one.
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        return SeqPacketSocket(descriptor: client)
+        let accepted = SeqPacketSocket(descriptor: client)
+        accepted.attachesCredentials = false
+        return accepted
     }
 
     /// Sends one message, in as many packets as it needs.
@@ -167,8 +172,10 @@ package final class SeqPacketSocket: @unchecked Sendable {
             packet.removeAll(keepingCapacity: true)
             packet.append(end == message.count ? 0 : 1)
             packet.append(contentsOf: message[offset..<end])
-            // Each packet carries the sender's effective group: keychaind binds a setgid app's identity to it.
-            let sent = packet.withUnsafeBytes { ck_socket_send(descriptor, $0.baseAddress, $0.count) }
+            // A client's packets carry its effective group: keychaind binds a setgid app's identity to it.
+            let sent = packet.withUnsafeBytes {
+                ck_socket_send(descriptor, $0.baseAddress, $0.count, attachesCredentials ? 1 : 0)
+            }
             if sent < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { throw Self.timedOut("the peer took no packet") }

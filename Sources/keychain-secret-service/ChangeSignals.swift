@@ -73,9 +73,11 @@ final class ChangeSignals: Sendable {
                     case .updated: "ItemChanged"
                     case .removed: "ItemDeleted"
                     }
-                // The caller's own group is the collection `login`; any other group, the collection of that name.
+                // The caller's own group is the collection `login`; another group, the collection of its name when
+                // it is one (a Swift app's reverse-DNS group is no collection of an embedded keychain).
                 let group = change.accessGroup ?? caller.defaultGroup
                 let collection = group == caller.defaultGroup ? SecretItemStore.loginCollection : group
+                guard SecretItemStore.isAliasName(collection) else { return nil }
                 let path = SecretService.path(of: change.persistentReference, in: collection)
                 let key = "\(member) \(path)"
                 if let count = state.sent[key] {

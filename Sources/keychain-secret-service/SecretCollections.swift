@@ -10,6 +10,12 @@ import KeychainKeys
 /// service `org.freedesktop.Secret.Collection` whose account is the collection's name and whose label is its label.
 /// An alias is another such record, of service `org.freedesktop.Secret.Alias`, whose data is the collection's name.
 /// Both kinds carry a `gena` that is not a Secret Service map, so no search of the `login` collection ever lists one.
+///
+/// Behind keychaind's wall a caller reaches only the groups keychaind gives it, so there its collections are those
+/// groups: `login` is its own (default) group, and each other group it is entitled to is a collection named
+/// ``collectionName(ofGroup:)`` (`G`, then the group's name with every byte but an ASCII letter or a digit
+/// written `_XX`: a D-Bus path element, never one of the lowercase names a collection of an embedded keychain has).
+/// A new collection would need a group keychaind does not give, so it is refused, saying how to get one.
 extension SecretItemStore {
     static let collectionRecord = "org.freedesktop.Secret.Collection"
     static let aliasRecord = "org.freedesktop.Secret.Alias"
@@ -27,27 +33,48 @@ extension SecretItemStore {
 
     /// The store of the collection `name`: the same keychain, the caller entitled to that group alone.
     func collection(_ name: String) -> SecretItemStore {
-        SecretItemStore(identities: identities, collectionGroup: name == Self.loginCollection ? nil : name)
+        SecretItemStore(
+            identities: identities, collectionGroup: name == Self.loginCollection ? nil : Self.group(of: name))
     }
 
-    /// Every collection: `login`, then the created ones by name.
+    /// Every collection: `login`, then the others by name — the created ones, or behind keychaind's wall the
+    /// caller's other groups.
     func collections() throws(EngineError) -> [Collection] {
         var found: [String: Collection] = [:]
+        let epoch = Date(timeIntervalSince1970: 0)
+        if identities.isWalled {
+            let caller = try identities.current().caller
+            for group in caller.accessGroups where group != caller.defaultGroup {
+                let name = Self.collectionName(ofGroup: group)
+                found[name] = Collection(name: name, label: group, created: epoch)
+            }
+        }
         for item in try records(Self.collectionRecord) {
             guard let name = item.attributes.string(.account) else { continue }
-            var created = Date(timeIntervalSince1970: 0)
-            if case .date(let date) = item.attributes[.creationDate] { created = date }
+            // Behind the wall a record only relabels one of the caller's groups (or `login`).
+            guard !identities.isWalled || found[name] != nil || name == Self.loginCollection else { continue }
+            var created = found[name]?.created ?? epoch
+            if !identities.isWalled, case .date(let date) = item.attributes[.creationDate] { created = date }
             found[name] = Collection(name: name, label: item.attributes.string(.label) ?? name, created: created)
         }
         let login =
             found.removeValue(forKey: Self.loginCollection)
-            ?? Collection(name: Self.loginCollection, label: "Login", created: Date(timeIntervalSince1970: 0))
+            ?? Collection(name: Self.loginCollection, label: "Login", created: epoch)
         return [login] + found.values.sorted { $0.name < $1.name }
     }
 
     /// Records a new collection labeled `label`, named after it (its letters and digits, lowercased; a number
     /// added when the name is taken), and returns it.
     func createCollection(label: String) throws(EngineError) -> Collection {
+        if identities.isWalled {
+            let caller = try identities.current().caller
+            throw EngineError(
+                .missingEntitlement,
+                "through keychaind a program's collections are the access groups it is entitled to (login is "
+                    + "\(caller.defaultGroup)\(caller.accessGroups.count > 1 ? ", and \(caller.accessGroups.count - 1) more" : "")), "
+                    + "and keychaind gives this one no group for a collection \"\(label)\": register the program "
+                    + "with another keychain-access-groups entry (security register-app) to have one more")
+        }
         let existing = Set(try collections().map(\.name))
         var base = String(label.lowercased().unicodeScalars.map { Self.isNameCharacter($0) ? Character($0) : "_" })
         if base.isEmpty { base = "collection" }
@@ -70,6 +97,12 @@ extension SecretItemStore {
     func deleteCollection(_ name: String) throws(EngineError) {
         guard name != Self.loginCollection else {
             throw EngineError(.param, "the collection login is the keychain's own group and cannot be deleted")
+        }
+        guard !identities.isWalled else {
+            throw EngineError(
+                .param,
+                "the collection \(name) is the access group \(Self.group(of: name)), which keychaind gives this "
+                    + "program: it cannot be deleted (delete its items)")
         }
         let items = ItemQuery(
             itemClass: .genericPassword, attributes: [.accessGroup: .string(name)], synchronizable: .any)
@@ -100,9 +133,63 @@ extension SecretItemStore {
         try writeRecord(Self.aliasRecord, alias, label: alias, data: Data(name.utf8))
     }
 
-    /// Whether `name` can be a collection's name: letters, digits and `_`, as a D-Bus path element.
+    /// Whether `name` can be a collection's name: lowercase letters, digits and `_` (a D-Bus path element), or a
+    /// group's name as ``collectionName(ofGroup:)`` writes it.
     static func isCollectionName(_ name: String) -> Bool {
+        isAliasName(name) || groupName(decoding: name) != nil
+    }
+
+    /// Whether `name` can be an alias's name (or a created collection's): lowercase letters, digits and `_`.
+    static func isAliasName(_ name: String) -> Bool {
         !name.isEmpty && name.unicodeScalars.allSatisfy(isNameCharacter)
+    }
+
+    /// The collection of access group `group` behind keychaind's wall: `G`, then each byte of the group's name,
+    /// an ASCII letter or a digit as it is, any other as `_` and two uppercase hex digits.
+    static func collectionName(ofGroup group: String) -> String {
+        var name = "G"
+        for byte in group.utf8 {
+            if isPlainByte(byte) {
+                name.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                name += String(format: "_%02X", byte)
+            }
+        }
+        return name
+    }
+
+    /// A byte a collection's name holds as it is: an ASCII letter or digit.
+    private static func isPlainByte(_ byte: UInt8) -> Bool {
+        (0x61...0x7a).contains(byte) || (0x41...0x5a).contains(byte) || (0x30...0x39).contains(byte)
+    }
+
+    /// The access group a collection's name stands for: the group a `G` name encodes, or the name itself.
+    static func group(of name: String) -> String {
+        groupName(decoding: name) ?? name
+    }
+
+    /// The group ``collectionName(ofGroup:)`` wrote as `name`, or `nil` when `name` is not one it writes.
+    private static func groupName(decoding name: String) -> String? {
+        let characters = Array(name.utf8)
+        guard characters.first == UInt8(ascii: "G"), characters.count > 1 else { return nil }
+        var bytes: [UInt8] = []
+        var index = 1
+        while index < characters.count {
+            let character = characters[index]
+            if isPlainByte(character) {
+                bytes.append(character)
+                index += 1
+                continue
+            }
+            guard character == UInt8(ascii: "_"), index + 2 < characters.count,
+                let byte = UInt8(String(decoding: characters[index + 1...index + 2], as: UTF8.self), radix: 16),
+                String(format: "%02X", byte).utf8.elementsEqual(characters[index + 1...index + 2]),
+                !isPlainByte(byte)
+            else { return nil }
+            bytes.append(byte)
+            index += 3
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {

@@ -39,7 +39,7 @@ extension SecretService {
         case "SetAlias":
             let alias = try call.readString()
             let path = try call.readString("o")
-            guard SecretItemStore.isCollectionName(alias) else {
+            guard SecretItemStore.isAliasName(alias) else {
                 throw BusFailure(
                     name: "org.freedesktop.DBus.Error.InvalidArgs",
                     message: "the alias \"\(alias)\" is not a name of lowercase letters, digits and _")
@@ -114,7 +114,7 @@ extension SecretService {
         }
         let alias = try call.readString()
         if !alias.isEmpty {
-            guard SecretItemStore.isCollectionName(alias) else {
+            guard SecretItemStore.isAliasName(alias) else {
                 throw BusFailure(
                     name: "org.freedesktop.DBus.Error.InvalidArgs",
                     message: "the alias \"\(alias)\" is not a name of lowercase letters, digits and _")

@@ -189,13 +189,16 @@ final class SecretService {
         }
     }
 
-    /// A keychain failure as a Secret Service error: NoSuchObject, IsLocked, or Failed with the keychain's words.
+    /// A keychain failure as a Secret Service error: NoSuchObject, IsLocked, AccessDenied (keychaind's wall), or
+    /// Failed, with the keychain's words.
     static func failure(_ error: EngineError) -> BusFailure {
         let name =
-            error.code == .itemNotFound
-            ? "org.freedesktop.Secret.Error.NoSuchObject"
-            : error.code == .interactionNotAllowed
-                ? "org.freedesktop.Secret.Error.IsLocked" : "org.freedesktop.DBus.Error.Failed"
+            switch error.code {
+            case .itemNotFound: "org.freedesktop.Secret.Error.NoSuchObject"
+            case .interactionNotAllowed: "org.freedesktop.Secret.Error.IsLocked"
+            case .missingEntitlement: "org.freedesktop.DBus.Error.AccessDenied"
+            default: "org.freedesktop.DBus.Error.Failed"
+            }
         return BusFailure(name: name, message: error.message)
     }
 }

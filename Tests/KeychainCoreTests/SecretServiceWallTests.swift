@@ -206,6 +206,64 @@ struct SecretServiceWallTests {
             #expect(!answer.contains(x1), "\(caller) read the portal secret: \(context)")
         }
     }
+    /// Lists the collections on the bus `argv[1]`, stores an item in each, reads each back by a search of the
+    /// whole service, then asks for a new collection; prints one labelled line per step.
+    static let collectionsScript = """
+        import sys, secretstorage
+        connection = secretstorage.dbus_init()
+        collections = list(secretstorage.get_all_collections(connection))
+        print("NAMES:", " ".join(sorted(c.collection_path.rsplit("/", 1)[1] for c in collections)))
+        for c in collections:
+            name = c.collection_path.rsplit("/", 1)[1]
+            try:
+                c.create_item("in " + name, {"probe": sys.argv[1], "where": name}, ("secret-" + name).encode())
+                print("STORED-" + name + ":", "ok")
+            except Exception as error:
+                print("STORED-" + name + ":", type(error).__name__, error)
+        found = secretstorage.search_items(connection, {"probe": sys.argv[1]})
+        print("FOUND:", " ".join(sorted(i.get_secret().decode() for i in found)))
+        try:
+            secretstorage.create_collection(connection, "Work")
+            print("CREATE: made")
+        except Exception as error:
+            print("CREATE:", type(error).__name__, str(error).replace("\\n", " "))
+        """
+
+    @Test(
+        "Behind the wall a caller's collections are its groups: an app with two gets both and stores in each, an unregistered program only login; a new collection is refused saying why",
+        .enabled(
+            if: DefaultSocketNamespace.tool("python3") != nil
+                && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/secretstorage"),
+            "skipped: Debian's python3 with secretstorage is not installed (scripts/bootstrap installs python3-secretstorage)"
+        )
+    )
+    func collectionsAreTheCallersGroups() throws {
+        let world = try BusLab()
+        let python = URL(fileURLWithPath: try #require(DefaultSocketNamespace.tool("python3")))
+            .resolvingSymlinksInPath().path
+        let appB = try world.registeredCopy(
+            python, as: "python-b", identifier: "TEAMB.com.example.b", groups: ["TEAMB.com.example.b", "TEAMB.shared"])
+        let script = world.lab.apps.file("list_collections.py").path
+        try Data(Self.collectionsScript.utf8).write(to: URL(fileURLWithPath: script))
+        chmod(script, 0o644)
+        let (lines, context) = try world.run(
+            """
+            \(world.switchUser) env DBUS_SESSION_BUS_ADDRESS=\(world.bus) \(appB) \(script) b 2>&1 | sed 's/^/B-/'
+            \(world.switchUser) env DBUS_SESSION_BUS_ADDRESS=\(world.bus) \(python) \(script) plain 2>&1 \
+              | sed 's/^/PLAIN-/'
+            """)
+        // The group TEAMB.shared as a collection: `G`, its letters, its dot as `_2E`.
+        let shared = "GTEAMB_2Eshared"
+        #expect(lines["B-NAMES"] == "\(shared) login", "app B's collections: \(context)")
+        #expect(lines["B-STORED-login"] == "ok" && lines["B-STORED-\(shared)"] == "ok", "app B stores: \(context)")
+        #expect(lines["B-FOUND"] == "secret-\(shared) secret-login", "app B finds both: \(context)")
+        #expect(lines["PLAIN-NAMES"] == "login", "the unregistered program's collections: \(context)")
+        #expect(lines["PLAIN-FOUND"] == "secret-login", "the unregistered program finds: \(context)")
+        for caller in ["B", "PLAIN"] {
+            let create = try #require(lines["\(caller)-CREATE"], "\(context)")
+            #expect(create.contains("access groups it is entitled to"), "\(caller) created a collection: \(context)")
+        }
+    }
 }
 
 /// Groups kept alive as long as their holder (each is removed when released).

@@ -26,8 +26,10 @@ int ck_socket_pass_credentials(int socket);
 /// *effective* gid (the kernel attaches the real gid when a sender attaches none). The kernel accepts a gid only
 /// if the sender holds it as its real, effective or saved group, so a message that carries a setgid app's group
 /// was sent by a process running with that group — not by one that execs the app after sending. Returns the
-/// bytes sent, or -1 with errno (MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE).
-ssize_t ck_socket_send(int socket, const void *buffer, size_t length);
+/// bytes sent, or -1 with errno (MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE). With `attach_credentials` 0
+/// the packet goes without them (the daemon's replies: its clients do not ask for the sender's credentials, so
+/// reading its pid, uid and group for every reply would be three system calls for nothing).
+ssize_t ck_socket_send(int socket, const void *buffer, size_t length, int attach_credentials);
 
 /// Receives one packet into `buffer` (at most `capacity` bytes) with its sender, close-on-exec for any received
 /// descriptor. Returns the packet's length (0: the peer closed), or -1 with errno. `*truncated` has bit 1 set when
