@@ -219,6 +219,6 @@ package final class AppRegistry: Sendable {
     }
 
     private static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02x", $0) }.joined()
+        data.hexText()
     }
 }

@@ -152,7 +152,7 @@ extension SecretItemStore {
             if isPlainByte(byte) {
                 name.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                name += String(format: "_%02X", byte)
+                name += "_" + [byte].hexText(uppercase: true)
             }
         }
         return name
@@ -183,7 +183,7 @@ extension SecretItemStore {
             }
             guard character == UInt8(ascii: "_"), index + 2 < characters.count,
                 let byte = UInt8(String(decoding: characters[index + 1...index + 2], as: UTF8.self), radix: 16),
-                String(format: "%02X", byte).utf8.elementsEqual(characters[index + 1...index + 2]),
+                [byte].hexText(uppercase: true).utf8.elementsEqual(characters[index + 1...index + 2]),
                 !isPlainByte(byte)
             else { return nil }
             bytes.append(byte)

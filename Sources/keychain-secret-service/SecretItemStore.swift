@@ -61,7 +61,7 @@ struct SecretItemStore {
         let account = accountKeys.compactMap { attributes[$0] }.first
         if let service, let account { return (service, account) }
         let digest = try Digest.sha256.hash(encode(attributes, contentType: ""))
-        return (service ?? "secret-service", account ?? digest.map { String(format: "%02x", $0) }.joined())
+        return (service ?? "secret-service", account ?? digest.hexText())
     }
 
     /// The search terms of an attribute map: one per name and value (the name, a NUL, the value).

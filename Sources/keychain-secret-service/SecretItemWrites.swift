@@ -37,7 +37,7 @@ extension SecretItemStore {
             }
             // Another item with the same map: this one is told apart by a random suffix of its account.
             let suffix = try RandomBytes.make(count: 8)
-            let unique = account + "-" + suffix.map { String(format: "%02x", $0) }.joined()
+            let unique = account + "-" + suffix.hexText()
             let itemAttributes: ItemAttributes = [
                 .service: .string(service), .account: .string(unique), .label: .string(label),
                 .generic: .data(Self.encode(attributes, contentType: contentType)), .accessGroup: .string(try group),

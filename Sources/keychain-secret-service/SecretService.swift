@@ -165,7 +165,7 @@ final class SecretService {
     static func path(of reference: PersistentReference, in collection: String = SecretItemStore.loginCollection)
         -> String
     {
-        path(ofCollection: collection) + "/" + reference.data.map { String(format: "%02x", $0) }.joined()
+        path(ofCollection: collection) + "/" + reference.data.hexText()
     }
 
     /// The persistent reference a path's last element names in hexadecimal.

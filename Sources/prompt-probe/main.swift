@@ -160,7 +160,7 @@ case .entered(let secret):
         let hash = try secret.withUnsafeBytes { bytes throws(EngineError) in
             try KeyedHash.hash(bytes, key: SecretKey(copying: key))
         }
-        emit(["outcome": "entered", "length": secret.count, "hash": hash.map { String(format: "%02x", $0) }.joined()])
+        emit(["outcome": "entered", "length": secret.count, "hash": hash.hexText()])
     } catch {
         emit(["outcome": "unavailable", "reason": "cannot hash the secret: \(error.message)"])
     }

@@ -13,6 +13,6 @@ enum PublicDigest {
 
     /// Lowercase hexadecimal.
     static func hex(_ bytes: Data) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        bytes.hexText()
     }
 }

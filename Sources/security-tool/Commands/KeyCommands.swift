@@ -1,5 +1,6 @@
 import Foundation
 import Keychain
+import KeychainCore
 
 extension Command {
     /// `create-keypair [-a alg] [-s size] [--tag tag] [--extractable] [-k keychain] [--json] [name]`: a key pair made
@@ -91,6 +92,6 @@ enum KeyOutput {
 
     /// Upper-case hexadecimal, as macOS's tool prints hashes.
     static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02X", $0) }.joined()
+        data.hexText(uppercase: true)
     }
 }
