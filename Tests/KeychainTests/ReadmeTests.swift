@@ -15,7 +15,7 @@ struct ReadmeTests {
         let example = try String(
             contentsOf: Self.repository.appendingPathComponent("Tests/KeychainTests/ReadmeExample.swift"),
             encoding: .utf8)
-        let section = try #require(readme.range(of: "## The Keychain API"))
+        let section = try #require(readme.range(of: "### The Keychain API"))
         let opening = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
         let closing = try #require(readme.range(of: "```\n", range: opening.upperBound..<readme.endIndex))
         #expect(String(readme[opening.upperBound..<closing.lowerBound]) == example)
