@@ -175,13 +175,14 @@ docs: bootstrap
 	rm -rf "$$($(SWIFT) build --show-bin-path)/../symbolgraph"
 	@# The dump also tries the package's test aggregates (swift_keychainPackageTests, …), which exist only once the
 	@# tests are built, and exits non-zero without them; what counts is that every documented module's graph is there.
-	$(SWIFT) package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >/dev/null 2>&1 \
-		|| true
+	mkdir -p .build/docs
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols \
+		>.build/docs/dump-symbol-graph.log 2>&1 || true
 	rm -rf .build/docs/symbol-graphs
 	set -e; graphs="$$($(SWIFT) build --show-bin-path)/../symbolgraph"; \
 	for module in $(DOC_MODULES); do \
 		if [ ! -e "$$graphs/$$module.symbols.json" ]; then \
-			echo "make docs: no symbol graph for $$module (swift package dump-symbol-graph failed)" >&2; exit 1; \
+			echo "make docs: no symbol graph for $$module: see .build/docs/dump-symbol-graph.log" >&2; exit 1; \
 		fi; \
 		mkdir -p .build/docs/symbol-graphs/$$module; \
 		cp "$$graphs/$$module.symbols.json" .build/docs/symbol-graphs/$$module/; \
