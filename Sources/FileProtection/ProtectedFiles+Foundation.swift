@@ -31,6 +31,8 @@ extension ProtectedFiles {
     }
 }
 
+/// Foundation's `Data.write(to:options:)` with a protection class, as Apple's platforms spell it, writing a protected
+/// file here.
 extension Data {
     /// Writes the data to `url` as a protected file on `files`, like `write(to:options:)` on Apple platforms: the
     /// class comes from the options' protection bits (`.completeFileProtection`, `.noFileProtection`, …; none

@@ -3,8 +3,8 @@ import KeychainCore
 import KeychainWire
 import Synchronization
 
-/// Where every API gets its ``KeychainBackend``: the one factory that picks the backend for a keychain's
-/// ``KeychainStorage`` — the embedded ``Engine`` for a directory or memory, the process's one client of keychaind
+/// Where every API gets its `KeychainBackend`: the one factory that picks the backend for a keychain's
+/// `KeychainStorage` — the embedded `Engine` for a directory or memory, the process's one client of keychaind
 /// for a socket — and keeps the process's one cache of open engines and clients.
 public enum KeychainBackends {
     /// The backend of a keychain. For a directory, it is the process's one: opened (and the keychain created, when
@@ -32,7 +32,7 @@ public enum KeychainBackends {
     }
 
     /// Creates a keychain in `directory` (created 0700 when missing) and returns its backend, as
-    /// ``backend(for:options:)`` does. Throws ``EngineError/Code/duplicateKeychain`` when the directory holds a
+    /// ``backend(for:options:)`` does. Throws `EngineError/Code/duplicateKeychain` when the directory holds a
     /// keychain already, and creates nothing then. (Two processes creating one at the same moment may both succeed:
     /// the engine builds a keychain all at once, so they then share the one that was linked into place first.)
     public static func createKeychain(
@@ -46,7 +46,7 @@ public enum KeychainBackends {
 
     /// Deletes the keychain in `directory`: the device key first (without it nothing left can be decrypted), then
     /// the database and its WAL files, then the directory itself when nothing else is in it. Files that are not
-    /// the keychain's are left alone. Throws ``EngineError/Code/noSuchKeychain`` when the directory holds no
+    /// the keychain's are left alone. Throws `EngineError/Code/noSuchKeychain` when the directory holds no
     /// keychain. Every user of its backend must release it first: an engine still open would keep using deleted
     /// files. The next ``backend(for:options:)`` for the directory opens a new keychain.
     public static func deleteKeychain(in directory: URL) throws(EngineError) {

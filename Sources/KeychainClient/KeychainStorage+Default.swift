@@ -7,18 +7,18 @@ import KeychainWire
 extension KeychainStorage {
     /// Where a process's keychain is when it names none (DESIGN §10). The one root every API's default comes from.
     ///
-    /// - A process started with `AT_SECURE` (``ProcessEnvironment/isSecureExecution``: a setgid registered app):
+    /// - A process started with `AT_SECURE` (`ProcessEnvironment/isSecureExecution`: a setgid registered app):
     ///   keychaind at its default socket, always, whatever its environment says (it reads none). While the daemon
-    ///   is down, or not installed, its calls fail with ``EngineError/Code/notAvailable`` naming the socket: such a
+    ///   is down, or not installed, its calls fail with `EngineError/Code/notAvailable` naming the socket: such a
     ///   process never has an embedded keychain.
-    /// - `KEYCHAIN_DAEMON=off`: the embedded keychain in ``defaultDirectory(environment:)``;
+    /// - `KEYCHAIN_DAEMON=off`: the embedded keychain in `defaultDirectory(environment:)`;
     /// - `KEYCHAIN_DAEMON=PATH`: keychaind at that socket;
     /// - unset: the embedded keychain when `KEYCHAIN_HOME` names a directory (an explicit choice); else keychaind
-    ///   at the default socket when keychaind is installed (``DaemonSocket/isInstalled``: its socket exists),
+    ///   at the default socket when keychaind is installed (`DaemonSocket/isInstalled`: its socket exists),
     ///   else the embedded keychain in the default directory.
     ///
     /// A process whose keychain is keychaind's never moves to an embedded one: while the daemon is down, restarting
-    /// or refusing the connection, calls fail with ``EngineError/Code/notAvailable`` naming the socket, and connect
+    /// or refusing the connection, calls fail with `EngineError/Code/notAvailable` naming the socket, and connect
     /// again by themselves once it is back. Nothing here connects: the choice costs one `lstat`.
     public static func defaultStorage(environment: ProcessEnvironment = .current) -> KeychainStorage {
         if ProcessEnvironment.isSecureExecution { return .daemon(socketPath: DaemonSocket.defaultPath) }

@@ -17,7 +17,7 @@ struct AppRegistration: Codable, Equatable, Sendable {
     var sha256: String
     /// The identity its entitlements give (application identifier and ordered access groups).
     var caller: Caller
-    /// Whether a process started without `AT_SECURE` may still have the identity (weaker: see the README).
+    /// Whether a process started without `AT_SECURE` may still have the identity (weaker: see KeychainSync's DocC, "What keychaind's wall covers").
     var allowsInsecureExecution: Bool
     /// The group the executable is installed setgid to (`nil` when it is not setgid). Unless the registration
     /// allows insecure execution, a message is the app's only when it was sent with this group: `AT_SECURE` and

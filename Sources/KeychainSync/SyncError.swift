@@ -6,7 +6,7 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The store failed (``SyncStoreError``); trying again later may work when it is unavailable.
         case store(SyncStoreError.Kind)
-        /// The keychain refused (``EngineError``), e.g. a locked class.
+        /// The keychain refused (`EngineError`), e.g. a locked class.
         case keychain(EngineError.Code)
         /// The keychain directory has no sync state yet (`sync-init` or `sync-join` first).
         case notConfigured

@@ -11,7 +11,7 @@ import Synchronization
 /// An `NSObject`, as Apple's is: equal and hashable by identity, so code that compares contexts or puts one in a
 /// `[String: AnyHashable]` query (`kSecUseAuthenticationContext`) works unchanged.
 ///
-/// Thread-safe: its state is the ``KeychainCore/AuthenticationContext`` it wraps.
+/// Thread-safe: its state is the `KeychainCore/AuthenticationContext` it wraps.
 public final class LAContext: NSObject, AuthenticationContextProviding, Sendable {
     /// The context the keychain uses.
     public let authenticationContext: AuthenticationContext

@@ -11,7 +11,7 @@ import KeychainWire
 /// provided this service is registered with `com.swift-keychain.forward-callers`. Unregistered, the service is
 /// itself an unregistered program, and so is every caller it asks for: the shared group (a registered app's items
 /// stay out of reach, as for any unregistered program). On an embedded keychain there is no wall: every caller is
-/// the service (the README says so).
+/// the service (the Keychain DocC's "The Secret Service" says so).
 final class CallerIdentities {
     /// Where the identities come from.
     enum Source {

@@ -69,7 +69,7 @@ struct TPMRollbackTests {
         #expect(error?.message.contains("rolled back: the TPM's counter says") == true, "\(String(describing: error))")
     }
 
-    @Test("without a TPM the same rollback goes unnoticed (what the README says plainly)")
+    @Test("without a TPM the same rollback goes unnoticed (what KeychainCore's DocC says plainly)")
     func wholeDirectoryRolledBackWithoutTPM() throws {
         #expect(try rollBack(tpm: "none") == nil)
     }
@@ -165,7 +165,7 @@ struct TPMRollbackTests {
         #expect(try attemptsWrittenBack(tpm: tpm.tcti) == [.decode, .interactionNotAllowed])
     }
 
-    @Test("without a TPM the earlier sealed state still resets the count (what the README says plainly)")
+    @Test("without a TPM the earlier sealed state still resets the count (what KeychainCore's DocC says plainly)")
     func attemptsRolledBackWithoutTPM() throws {
         #expect(try attemptsWrittenBack(tpm: "none") == [nil, nil])
     }

@@ -12,7 +12,7 @@ import Testing
 
 /// Sync inside keychaind (issue 14): a user keychain the daemon serves, set up for sync, is followed in the
 /// background by the daemon itself: a synchronizable item written through the daemon reaches the store with no
-/// agent of the user's. Root sets the keychain up as the README says, running `security sync-init` as the daemon's
+/// agent of the user's. Root sets the keychain up here by running `security sync-init` as the daemon's
 /// user on the daemon's copy of the keychain (only that user may open its directory).
 @Suite(
     "Sync inside keychaind", .serialized,
@@ -88,8 +88,8 @@ struct DaemonSyncTests {
         return keychain
     }
 
-    /// Runs `security arguments…` as the daemon's user on the daemon's copy of this user's keychain, as the README
-    /// says root sets sync up.
+    /// Runs `security arguments…` as the daemon's user on the daemon's copy of this user's keychain, as root may set
+    /// sync up (users do it through the daemon: DaemonSyncVerbTests).
     private static func runSecurity(
         _ daemon: DaemonProcess, _ arguments: [String]
     ) throws -> (status: Int32, output: String, errors: String) {

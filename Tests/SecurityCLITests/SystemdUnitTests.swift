@@ -94,7 +94,7 @@ struct SystemdUnitTests {
         .enabled(if: SystemdUnitTests.tool("systemd-analyze") != nil, Self.needsSystemd)
     )
     func syncDropIn() throws {
-        // A keychain of the daemon's set up for sync (as root does it, README "Sync"), and two stores named outright.
+        // A keychain of the daemon's set up for sync (as root may do it), and two stores named outright.
         let state = try TemporaryDirectory(prefix: "kcd-state")
         let keychain = state.url.appendingPathComponent("users/4242", isDirectory: true)
         let home = try TestHome()

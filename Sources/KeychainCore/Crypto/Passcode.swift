@@ -2,7 +2,7 @@ import CSodium
 import Foundation
 
 /// A passcode or password (the keychain passcode, an item's application password) as bytes in guarded memory: a
-/// ``SecureBytes`` region, locked and zeroed when the last copy is released. What the prompters read, the
+/// `SecureBytes` region, locked and zeroed when the last copy is released. What the prompters read, the
 /// authentication loop carries, the daemon's wire moves and Argon2id stretches, never a Swift `String`.
 ///
 /// The bytes are the passcode's UTF-8 when it was given as text (``init(copying:)-(String)``), so a keychain whose

@@ -9,7 +9,7 @@ public struct PasscodeCost: Sendable, Codable, Equatable, CustomStringConvertibl
     /// Argon2id memory in bytes.
     public var memoryBytes: Int
 
-    /// Creates a cost; both values are clamped by ``validated()`` before use.
+    /// Creates a cost; both values are clamped by `validated()` before use.
     public init(passes: UInt64, memoryBytes: Int) {
         self.passes = passes
         self.memoryBytes = memoryBytes

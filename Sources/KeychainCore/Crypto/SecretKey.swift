@@ -4,7 +4,7 @@ import CSodium
 ///
 /// A key cannot be printed or compared with `==`; `description` is redacted.
 ///
-/// The one crypto type the `KeychainCore` product shows: a protected file's key crosses ``FileKeyStore``'s
+/// The one crypto type the `KeychainCore` product shows: a protected file's key crosses `FileKeyStore`'s
 /// requirements (`wrapFileKey(_:for:context:)`, `unwrapFileKey(_:for:context:)`), so a client that stores files and
 /// any backend that implements them must be able to make, read and compare one. The primitives that use keys stay
 /// inside the package.

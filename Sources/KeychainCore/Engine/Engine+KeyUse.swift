@@ -3,7 +3,7 @@ import Foundation
 extension Engine {
     /// Uses the one private key a query finds, inside the keychain: the key item is opened as a read of its secret
     /// is (its protection class must be available, its access control satisfied), its bytes go to the installed key
-    /// layer (``KeyOperations``) and only the operation's result comes back.
+    /// layer (`KeyOperations`) and only the operation's result comes back.
     public func useKey(_ query: ItemQuery, _ use: KeyUse, for caller: Caller) throws(EngineError) -> Data {
         guard query.itemClass == .key || query.persistentReference?.itemClass == .key else {
             throw .param("a key use needs a query of class keys (kSecClassKey)")

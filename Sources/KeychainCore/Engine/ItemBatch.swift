@@ -20,7 +20,7 @@ public final class ItemBatch {
         self.state = state
     }
 
-    /// Adds an item with the same rules as ``Engine/add(_:for:)``; it becomes durable when the batch commits.
+    /// Adds an item with the same rules as ``Engine/add(_:for:)-(NewItem,_)``; it becomes durable when the batch commits.
     @discardableResult
     public func add(_ newItem: NewItem) throws(EngineError) -> Item {
         guard isOpen else { throw .param("the batch was used after its transaction ended") }

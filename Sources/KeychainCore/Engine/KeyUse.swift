@@ -4,7 +4,7 @@ import Synchronization
 /// One use of a stored private key that the keychain carries out itself, so that the key's bytes stay where the
 /// keychain is: in keychaind for its clients (a non-extractable key never reaches the app), in the engine's process
 /// otherwise. The algorithm is named by Apple's identifier (`algid:sign:ECDSA:message-X962:SHA256` …), which the key
-/// layer reads (``KeyOperating``).
+/// layer reads (`KeyOperating`).
 public struct KeyUse: Sendable, Equatable {
     /// What is done with the key.
     public enum Operation: UInt8, Sendable {

@@ -81,7 +81,7 @@ extension KeychainBackend {
         try expectDone(.unlock(passcode))
     }
 
-    /// Checks the passcode as ``unlock(passcode:)`` does (a wrong one is ``EngineError/Code/authFailed`` and counts
+    /// Checks the passcode as ``unlock(passcode:)-(Passcode)`` does (a wrong one is ``EngineError/Code/authFailed`` and counts
     /// towards the waits and the erase) and changes no lock state: `LAContext.evaluatePolicy` proves the user is
     /// there, it does not unlock the keychain. Throws ``EngineError/Code/authFailed`` when no passcode is set.
     public func checkPasscode(_ passcode: Passcode) throws(EngineError) {

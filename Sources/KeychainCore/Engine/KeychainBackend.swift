@@ -21,7 +21,7 @@ import Foundation
 /// - **All or nothing.** A call that throws has changed nothing: no item, attribute, secret, passcode or attempt
 ///   count is half-written. An add of several items, an update or a delete of several matches, and
 ///   ``addOrUpdate(_:for:)`` commit in one transaction. The only writes a failing call keeps are those that are
-///   its purpose: a wrong passcode is counted (and may erase the keychain, see ``setEraseAfter(failures:passcode:)``).
+///   its purpose: a wrong passcode is counted (and may erase the keychain, see ``setEraseAfter(failures:passcode:)-(Int,Passcode?)``).
 /// - **Durability at return.** Once a write returns, it survives a crash of the process and, on disk, a loss of
 ///   power: it was committed with a full sync. A write that has not returned may be lost, but never half.
 /// - **Who may see what.** Items are those of the caller's access groups only (``Caller``): an add or a query

@@ -6,7 +6,7 @@ import KeychainTPM
 #endif
 
 /// Where a keychain's device key is kept (DESIGN §15): a plain file (`device.key` format 1), or sealed by a TPM
-/// (format 2, ``DeviceKeyTPM``). ``move(keychainAt:to:)`` moves an existing keychain's key from one to the other.
+/// (format 2, `DeviceKeyTPM`). ``move(keychainAt:to:)`` moves an existing keychain's key from one to the other.
 public enum DeviceKeyStorage: Sendable, Equatable {
     /// The key itself in `device.key` (0600): whoever copies the directory holds it.
     case file
@@ -41,7 +41,7 @@ public enum DeviceKeyStorage: Sendable, Equatable {
     /// Into the TPM: first the keychain's TPM counters are defined, the high-water mark records the counter and the
     /// failed-passcode seal is made again with it (each of which a keychain with a file key reads as well), then the
     /// sealed key replaces the file. Out of the TPM: refused while the passcode is entangled with the TPM
-    /// (``PasscodeTPM``), which only the passcode can undo (remove it, move, set it again). A passcode set before the
+    /// (`PasscodeTPM`), which only the passcode can undo (remove it, move, set it again). A passcode set before the
     /// move into the TPM is entangled with it at its next change.
     public static func move(keychainAt directory: URL, to target: DeviceKeyStorage) throws(EngineError) {
         guard try current(in: directory) != target else { return }

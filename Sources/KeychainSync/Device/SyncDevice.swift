@@ -5,9 +5,10 @@ import KeychainCore
 /// (DESIGN §12).
 ///
 /// Create the circle on the first device with ``createCircle(directory:backend:store:storeURL:name:options:)``;
-/// on each other device ``join(directory:backend:store:storeURL:name:options:)`` shows a ``joinCode`` that a
-/// trusted device passes to ``approve(code:)``. ``syncOnce()`` then exchanges synchronizable items both ways;
-/// ``follow(onProblem:)`` keeps doing it as the store and the keychain change.
+/// on each other device ``join(directory:backend:store:storeURL:name:circleCode:options:)`` asks to join, a member
+/// answers the request (``answerJoinRequests()``), the new device then shows the code to type on that member
+/// (``revealJoinCodes()``), and the member admits it with ``approve(code:)``. ``syncOnce()`` then exchanges
+/// synchronizable items both ways; ``follow(interval:onPass:)`` keeps doing it as the store and the keychain change.
 ///
 /// Every method may block (the store, `fsync`); all are safe to call from any thread, one at a time in effect.
 public final class SyncDevice: @unchecked Sendable {
@@ -77,7 +78,7 @@ public final class SyncDevice: @unchecked Sendable {
     }
 
     /// Opens the sync state of a keychain set up by ``createCircle(directory:backend:store:storeURL:name:options:)``
-    /// or ``join(directory:backend:store:storeURL:name:options:)``.
+    /// or ``join(directory:backend:store:storeURL:name:circleCode:options:)``.
     public static func open(
         directory: URL, backend: any KeychainBackend, store: any SyncStore, options: SyncOptions = SyncOptions()
     ) throws(SyncError) -> SyncDevice {
@@ -234,7 +235,7 @@ public final class SyncDevice: @unchecked Sendable {
     }
 
     /// Asks to join the circle in `store`: writes this device's identity (its join request) and returns the
-    /// device, whose ``joinCode`` a trusted device approves. Until then ``syncOnce()`` only looks for the approval.
+    /// device, whose join code (``revealJoinCodes()``, once a member answered) a trusted device approves. Until then ``syncOnce()`` only looks for the approval.
     ///
     /// With `circleCode` (``SyncStatus/circleCode`` as a trusted device shows it), the device accepts an approval
     /// only into the circle with that code, so a store that made up a circle of its own to approve it is refused

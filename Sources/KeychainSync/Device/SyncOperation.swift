@@ -47,12 +47,20 @@ public enum SyncOperation: Sendable, Equatable, Codable {
 public enum SyncOutcome: Sendable, Equatable, Codable {
     /// The device set up (`sync-init`, `sync-join`): its name, id and the circle's code (empty until known).
     case device(name: String, deviceID: String, circleCode: String)
+    /// The codes to type on the trusted devices that answered (``SyncOperation/joinCodes``), by device name.
     case codes([String: String])
+    /// The join requests this device answered (``SyncOperation/answerJoinRequests``), to show the user.
     case requests([SyncDevice.JoinRequest])
+    /// The operation was carried out and has nothing to say (``SyncOperation/approve(code:)``,
+    /// ``SyncOperation/remove(device:)``).
     case done
+    /// The device's sync state (``SyncOperation/status``).
     case status(SyncStatus)
+    /// The circle's devices (``SyncOperation/devices``).
     case devices([SyncDeviceInfo])
+    /// The item's kept losing versions, newest first (``SyncOperation/history(_:)``).
     case history([SyncHistoryEntry])
+    /// What one pass did (``SyncOperation/syncOnce``).
     case report(SyncReport)
 }
 

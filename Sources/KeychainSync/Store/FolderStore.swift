@@ -8,7 +8,7 @@ import KeychainCore
 /// A ``SyncStore`` in a folder that another tool (Syncthing, a network file system, a cloud drive) keeps in step
 /// between machines: `file:///path`.
 ///
-/// Each record is a file of its own, never rewritten: a name's segments are subdirectories (``FolderLayout``), and
+/// Each record is a file of its own, never rewritten: a name's segments are subdirectories (`FolderLayout`), and
 /// ``putIfAbsent(_:_:)`` writes a complete, flushed file that no path leads to and only then gives it its name with
 /// a call that fails when the name exists (`linkat`, or `renameat2` with `RENAME_NOREPLACE`), so another process or
 /// machine sees all of a record or none of it, and a record is never overwritten. Directories are 0700, records
@@ -25,6 +25,7 @@ public final class FolderStore: SyncStore {
     private let usesUnnamedFiles: Bool
 
     /// Opens the store in the folder at `path` (absolute), creating the folder (0700) when its parent exists.
+    /// - Parameter path: the folder's absolute path.
     /// - Parameter pollInterval: how often a watch also lists the folder (inotify sees no other machine's writes on
     ///   a network file system).
     public convenience init(path: String, pollInterval: Double = 2) throws(SyncStoreError) {
@@ -114,7 +115,7 @@ public final class FolderStore: SyncStore {
         try FileDescriptor<SyncStoreError>.synchronizeDirectory(FolderLayout.parent(of: file))
     }
 
-    /// Watches the folder (see ``FolderWatcher``): inotify, and a listing every ``pollInterval`` seconds.
+    /// Watches the folder (see `FolderWatcher`): inotify, and a listing every ``pollInterval`` seconds.
     public func watch(_ onChange: @escaping @Sendable () -> Void) throws(SyncStoreError) -> any SyncStoreWatch {
         try checkFolder()
         return try FolderWatcher.start(self, usesInotify: usesInotify, onChange: onChange)

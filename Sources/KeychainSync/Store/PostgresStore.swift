@@ -5,7 +5,7 @@ import Foundation
 /// form libpq accepts (`postgresql://user:password@host:port/database?sslmode=require`, or a Unix socket:
 /// `postgresql:///database?host=/run/postgresql`, `postgresql://%2Frun%2Fpostgresql/database`).
 ///
-/// Records are rows of one table (``PostgresSchema``), created when missing. ``putIfAbsent(_:_:)`` is an
+/// Records are rows of one table (`PostgresSchema`), created when missing. ``putIfAbsent(_:_:)`` is an
 /// `INSERT … ON CONFLICT DO NOTHING`: the database decides which of two writers of one name wins, whichever store
 /// or machine they are on, and the loser's bytes are never stored. A watch listens on a connection of its own and
 /// is woken by the `NOTIFY` that every insert and delete sends when it commits.
@@ -26,6 +26,7 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
     private var connection: PostgresConnection?
 
     /// Opens the store at `url` and connects to it, creating its tables when missing.
+    /// - Parameter url: the server and database, in any form libpq accepts (`postgresql://…`, `postgres://…`).
     /// - Parameter connectTimeout: how long a connection attempt may take, in seconds.
     /// - Throws: `.invalidURL` when libpq cannot parse `url`; `.unavailable` when the server cannot be reached or
     ///   refuses the connection; `.damaged` when its tables have a schema this build does not know.
@@ -141,7 +142,7 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
         }
     }
 
-    /// Listens for the store's notifications on a connection of its own (see ``PostgresWatcher``).
+    /// Listens for the store's notifications on a connection of its own (see `PostgresWatcher`).
     public func watch(_ onChange: @escaping @Sendable () -> Void) throws(SyncStoreError) -> any SyncStoreWatch {
         try PostgresWatcher.start(
             url: url, description: description, connectTimeout: connectTimeout, onChange: onChange)
