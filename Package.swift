@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench",
             dependencies: [
-                "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "KeychainKeys",
+                "Keychain", "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "KeychainKeys",
                 "KeychainTPM", "CLibCrypto", "CSQLite", "CSodium",
             ]
         ),
