@@ -43,7 +43,7 @@ enum BackupBench {
     static let targetRatio = 0.5
 
     static func run(sizes: [Int]) throws -> Report {
-        var report = Report(backup: [:], restore: [:], argon2_cost: "\(PasscodeCost.minimum)")
+        var report = Report(backup: [:], restore: [:], argon2_cost: "\(PasscodeCost.minimum.passes) pass(es) over \(PasscodeCost.minimum.memoryBytes) bytes")
         for count in sizes {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }

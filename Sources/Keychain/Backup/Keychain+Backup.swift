@@ -154,11 +154,20 @@ extension Keychain {
             return try engine.withWriteSession { (session) throws(EngineError) -> RestoreSummary in
                 var plan = RestorePlan(policy: policy)
                 while let entry = try reader.next() {
-                    let stored = try RestorePlan.stored(matching: entry) { (query) throws(EngineError) in
-                        try session.attributesMatching(query, for: caller)
-                    }
-                    for write in plan.writes(for: entry, stored: stored) {
-                        _ = try session.write(write, for: caller)
+                    // The add first: the store's unique index finds a conflict, and only then is the stored item
+                    // looked up (a restore into an empty keychain pays for no lookups).
+                    do throws(EngineError) {
+                        _ = try session.write(.add(RestorePlan.newItem(entry)), for: caller)
+                        plan.added()
+                    } catch  where error.code == .duplicateItem {
+                        let stored = try RestorePlan.stored(matching: entry) { (query) throws(EngineError) in
+                            try session.attributesMatching(query, for: caller)
+                        }
+                        for write in plan.writes(for: entry, stored: stored) {
+                            _ = try session.write(write, for: caller)
+                        }
+                    } catch {
+                        throw error
                     }
                     progress?(reader.read, reader.header.itemCount)
                 }

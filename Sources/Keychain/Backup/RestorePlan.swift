@@ -17,11 +17,7 @@ struct RestorePlan {
 
     /// The writes that restore `entry`, given the stored item with its primary key (if any).
     mutating func writes(for entry: BackupArchive.Entry, stored: Item?) -> [BackendRequest] {
-        var attributes = entry.attributes
-        // The engine dates what it stores; the archived dates decide `.newer` only.
-        attributes[.creationDate] = nil
-        attributes[.modificationDate] = nil
-        let newItem = NewItem(itemClass: entry.itemClass, attributes: attributes, data: entry.data)
+        let newItem = Self.newItem(entry)
         guard let stored else {
             summary.added += 1
             return [.add(newItem)]
@@ -46,6 +42,20 @@ struct RestorePlan {
             summary.replaced += 1
             return [.delete(query), .add(newItem)]
         }
+    }
+
+    /// The item an entry restores as.
+    static func newItem(_ entry: BackupArchive.Entry) -> NewItem {
+        var attributes = entry.attributes
+        // The engine dates what it stores; the archived dates decide `.newer` only.
+        attributes[.creationDate] = nil
+        attributes[.modificationDate] = nil
+        return NewItem(itemClass: entry.itemClass, attributes: attributes, data: entry.data)
+    }
+
+    /// Counts an entry added without looking for a stored one first (its add met no conflict).
+    mutating func added() {
+        summary.added += 1
     }
 
     /// Throws errSecDuplicateItem naming the conflicts, when there were some and no policy decides them.
