@@ -43,7 +43,9 @@ enum BackupBench {
     static let targetRatio = 0.5
 
     static func run(sizes: [Int]) throws -> Report {
-        var report = Report(backup: [:], restore: [:], argon2_cost: "\(PasscodeCost.minimum.passes) pass(es) over \(PasscodeCost.minimum.memoryBytes) bytes")
+        var report = Report(
+            backup: [:], restore: [:],
+            argon2_cost: "\(PasscodeCost.minimum.passes) pass(es) over \(PasscodeCost.minimum.memoryBytes) bytes")
         for count in sizes {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -70,8 +72,10 @@ enum BackupBench {
 
     /// The report's lines, as the other figures print them: ours, the floor, the ratio, the target, met or MISSED.
     static func lines(_ report: Report, sizes: [Int]) -> [String] {
-        var lines = ["backup/restore (backup passphrase at Argon2id's cheapest cost, \(report.argon2_cost): the KDF "
-            + "is not measured; each run a child process of its own)"]
+        var lines = [
+            "backup/restore (backup passphrase at Argon2id's cheapest cost, \(report.argon2_cost): the KDF "
+                + "is not measured; each run a child process of its own)"
+        ]
         let sorted = sizes.sorted()
         for (name, phases) in [("backup", report.backup), ("restore", report.restore)] {
             for size in sorted {
@@ -141,7 +145,9 @@ enum BackupBench {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw BenchError("cannot start the backup child: \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw BenchError("cannot start the backup child: \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {

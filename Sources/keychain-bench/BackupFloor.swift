@@ -74,7 +74,8 @@ extension BackupBench {
             try bytes.withUnsafeBufferPointer { all in
                 guard let base = all.baseAddress else { return }
                 while offset + 4 <= all.count {
-                    let length = Int(all[offset]) | Int(all[offset + 1]) << 8 | Int(all[offset + 2]) << 16
+                    let length =
+                        Int(all[offset]) | Int(all[offset + 1]) << 8 | Int(all[offset + 2]) << 16
                         | Int(all[offset + 3]) << 24
                     offset += 4
                     var opened: UInt64 = 0

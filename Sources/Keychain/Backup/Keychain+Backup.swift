@@ -99,7 +99,8 @@ extension Keychain {
                 guard BackupListing.Placement(item.attributes) == .migratable else { return }
                 guard writer.written < total else { throw Self.changedDuringBackup(counted: total) }
                 try writer.append(
-                    BackupArchive.Entry(itemClass: item.itemClass, attributes: item.attributes, data: item.data ?? Data()))
+                    BackupArchive.Entry(
+                        itemClass: item.itemClass, attributes: item.attributes, data: item.data ?? Data()))
                 progress?(writer.written, total)
             }
             guard writer.written == total else { throw Self.changedDuringBackup(counted: total) }
