@@ -16,6 +16,18 @@ struct PagedListingTests {
             startingAfter: cursor)
     }
 
+    /// A page, empty when nothing is left (not found).
+    static func items(
+        _ copy: (ItemQuery, Caller) throws(EngineError) -> [Item], after cursor: PersistentReference?
+    ) throws -> [Item] {
+        do throws(EngineError) {
+            return try copy(Self.page(after: cursor), app)
+        } catch {
+            guard error.code == .itemNotFound else { throw error }
+            return []
+        }
+    }
+
     @Test("Pages after a cursor give every item once, in storage order, and end with not-found")
     func pagesCoverEveryItem() throws {
         let keychain = try TestKeychain()
@@ -25,12 +37,7 @@ struct PagedListingTests {
         var seen: [String] = []
         var cursor: PersistentReference?
         while true {
-            let page: [Item]
-            do {
-                page = try keychain.engine.copyMatching(Self.page(after: cursor), for: app)
-            } catch let error as EngineError where error.code == .itemNotFound {
-                break
-            }
+            let page = try Self.items(keychain.engine.copyMatching, after: cursor)
             seen += page.compactMap { $0.attributes.string(.account) }
             cursor = page.last?.persistentReference
             if page.count < 3 { break }

@@ -125,7 +125,7 @@ enum SyncSession {
         try requireSetUp(location, context: context)
         let backend = try backend(at: location, session, context: context)
         return try run(context) { () throws(SyncError) -> SyncDevice in
-            let store = try openStore(try SyncDevice.storeURL(in: location.directory))
+            let store = try openStore(try SyncDevice.storeURL(in: location.directory, backend: backend))
             return try SyncDevice.open(directory: location.directory, backend: backend, store: store)
         }
     }
