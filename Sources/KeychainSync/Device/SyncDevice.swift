@@ -36,6 +36,8 @@ public final class SyncDevice: @unchecked Sendable {
     /// The log entries this pass read from the store, decoded once (by record name, with the bytes they were
     /// decoded from): applying them later in the pass decodes none again. `nil` between passes.
     var passEntries: [String: (bytes: [UInt8], entry: LogEntry)]?
+    /// Who hears the current pass's progress (``syncOnce(progress:)``); `nil` between passes.
+    var passProgress: ((SyncProgress) -> Void)?
     /// The sequences of each device's log in the store, as the last pull listed them.
     var storeLogs: [String: Set<Int64>] = [:]
     /// The highest sequence of each device's log in the store, as the last pull listed it.
