@@ -113,7 +113,8 @@ extension SyncDevice {
                         + "sync-join --store URL on the others")
             }
             let device = try open(
-                directory: directory, backend: backend, store: try openStore(try storeURL(in: directory, backend: backend)))
+                directory: directory, backend: backend,
+                store: try openStore(try storeURL(in: directory, backend: backend)))
             return try device.perform(operation, progress: progress)
         }
     }
