@@ -6,6 +6,10 @@ import Testing
 
 @testable import Keychain
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A backend that forwards to an engine and records the largest page each copy asked for.
 final class PageRecordingBackend: KeychainBackend {
     let engine: Engine
@@ -100,5 +104,29 @@ struct BackupStreamingTests {
         let restored = try target.keychain.restore(
             from: try FileHandle(forReadingFrom: file), passphrase: passphrase, onConflict: .keep)
         #expect(restored == RestoreSummary(added: 599, replaced: 0, kept: 1))
+    }
+
+    @Test(
+        "keychaind's keychain is backed up in pages over the wire and restored whole into another keychain",
+        .enabled(if: getuid() == 0, "needs root to name an identity to keychaind"))
+    func pagesThroughKeychaind() throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.kill() }
+        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
+            Keychain(service: "api", identity: try? appIdentity())
+        }
+        #expect(keychain.directory == nil, "the keychain is keychaind's")
+        try BackupAttackTests.add(Self.items(BackupListing.pageSize * 2 + 10), to: keychain)
+        let directory = try TemporaryDirectory()
+        let file = directory.file("from-keychaind.skb")
+        let passphrase = try Keychain.Passcode(copying: "over the wire")
+        let summary = try keychain.backup(to: file, passphrase: passphrase, cost: .minimum)
+        #expect(summary.itemCount == BackupListing.pageSize * 2 + 10)
+        let target = try TestKeychain()
+        let restored = try target.keychain.restore(from: try FileHandle(forReadingFrom: file), passphrase: passphrase)
+        #expect(restored.added == BackupListing.pageSize * 2 + 10)
+        #expect(
+            try BackupAttackTests.snapshot(target.keychain, keepingDates: false)
+                == BackupAttackTests.snapshot(keychain, keepingDates: false))
     }
 }

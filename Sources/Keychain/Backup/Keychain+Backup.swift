@@ -133,11 +133,12 @@ extension Keychain {
 
     /// Restores an archive into this keychain, all or nothing. Into this process's engine the archive streams into
     /// one write transaction, item by item, committed only once its final message has been read and checked (rolled
-    /// back otherwise), so memory stays flat in the item count; through keychaind every message is read and checked
-    /// first, then the writes go in one request. An archived item whose primary key is stored already is a
-    /// conflict: with no policy the restore is refused naming them (``KeychainError/duplicateItem``); `.keep`,
-    /// `.replace` and `.newer` decide per item. `progress` hears (done, total) after each item; into the engine it
-    /// is called holding the engine's lock, so it must not call this keychain.
+    /// back otherwise), so memory stays flat in the item count; other writers to the keychain wait meanwhile.
+    /// Through keychaind every message is read and checked first, then the writes go in one request (memory grows
+    /// with the archive there). An archived item whose primary key is stored already is a conflict: with no policy
+    /// the restore is refused naming them (``KeychainError/duplicateItem``); `.keep`, `.replace` and `.newer` decide
+    /// per item. `progress` hears (done, total) after each item; into the engine it is called holding the engine's
+    /// lock, so it must not call this keychain.
     @discardableResult
     public func restore(
         from input: FileHandle, passphrase: Passcode, onConflict policy: RestoreConflictPolicy? = nil,
