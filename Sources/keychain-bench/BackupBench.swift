@@ -11,8 +11,10 @@ import KeychainCore
 /// same run — libsodium's `crypto_secretstream_xchacha20poly1305` over the same number of messages and bytes, each
 /// message framed by its length as the archive's are, written to a file with one fsync, and read back.
 ///
-/// Each backup and each restore runs in a child process of its own (this bench, `--backup-child`), so its peak RSS
-/// is its own: `wait4`'s `ru_maxrss`, not the high-water mark of a parent that has filled keychains. The backup
+/// Each backup and each restore runs in a child process of its own (this bench, `--backup-child`), which reports its
+/// own peak RSS: the `VmHWM` of its address space, read at its end. Not `wait4`'s `ru_maxrss`: a child started by
+/// `posix_spawn` (a vfork) inherits at `execve` the high-water mark of the parent whose memory it shared, so that
+/// figure tracks the parent that filled the keychains, not the child. The backup
 /// passphrase's Argon2id runs at the cheapest cost (``PasscodeCost/minimum``): the KDF is not what is measured.
 enum BackupBench {
     /// One direction at one size.
@@ -131,7 +133,7 @@ enum BackupBench {
 
     // MARK: The child process
 
-    /// Runs one backup or restore as a child and returns its time (measured there) and its peak RSS (`wait4`).
+    /// Runs one backup or restore as a child and returns its time and its peak RSS (both measured there).
     private static func child(_ arguments: [String]) throws -> (seconds: Double, rss: Double) {
         let executable = "/proc/self/exe"
         let output = try temporaryDirectory()
@@ -149,19 +151,19 @@ enum BackupBench {
             throw BenchError("cannot start the backup child: \(String(cString: strerror(spawned)))")
         }
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError("wait4 failed: \(String(cString: strerror(errno)))") }
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw BenchError("waitpid failed: \(String(cString: strerror(errno)))") }
         }
         let text = (try? String(contentsOfFile: result, encoding: .utf8)) ?? ""
-        guard status == 0, let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let figures = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard status == 0, figures.count == 2 else {
             throw BenchError("the \(arguments[0]) child failed (status \(status)): \(text)")
         }
-        // ru_maxrss is in kilobytes on Linux.
-        return (seconds, Double(usage.ru_maxrss) / 1024)
+        return (figures[0], figures[1])
     }
 
-    /// The child's side (`--backup-child backup|restore KEYCHAIN ARCHIVE COUNT`): runs it, prints its seconds.
+    /// The child's side (`--backup-child backup|restore KEYCHAIN ARCHIVE COUNT`): runs it, prints its seconds and its
+    /// peak RSS in MiB.
     static func runChild(_ arguments: [String]) -> Never {
         do {
             guard arguments.count == 4, let count = Int(arguments[3]) else {
@@ -188,7 +190,9 @@ enum BackupBench {
                 }
             default: throw BenchError("no such child: \(arguments[0])")
             }
-            print(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            // This process's own high-water mark (its address space is its own since `execve`).
+            print(seconds, peakResidentMegabytes())
             exit(0)
         } catch {
             print("\(error)")
