@@ -34,6 +34,35 @@ final class PageRecordingBackend: KeychainBackend {
     }
 }
 
+/// A backend that adds an item of its own the first time it is asked for items' data (a backup's second pass):
+/// another writer between the pass that counts and the pass that seals.
+final class InterleavingWriterBackend: KeychainBackend {
+    let engine: Engine
+    private let added = Mutex(false)
+
+    init() throws {
+        engine = try Engine(storage: .inMemory, options: EngineOptions(passcodeCost: .minimum))
+    }
+
+    func perform(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> BackendReply {
+        if case .copyMatching(let query) = request, query.returning.contains(.data),
+            !added.withLock({ (done: inout Bool) -> Bool in
+                defer { done = true }
+                return done
+            })
+        {
+            _ = try engine.add(
+                NewItem(
+                    itemClass: .internetPassword, attributes: [.server: .string("late.example")],
+                    data: Data("late".utf8)), for: caller)
+        }
+        return try engine.perform(request, for: caller)
+    }
+    func observeChanges(_ handler: @escaping @Sendable () -> Void) throws(EngineError) -> ChangeObservation {
+        try engine.observeChanges(handler)
+    }
+}
+
 /// Backup and restore with memory flat in the item count (issue 27): the backup lists its items in pages, and a
 /// restore into the engine streams the archive into one write session committed only after its final message.
 @Suite("Backup streaming")
@@ -128,5 +157,23 @@ struct BackupStreamingTests {
         #expect(
             try BackupAttackTests.snapshot(target.keychain, keepingDates: false)
                 == BackupAttackTests.snapshot(keychain, keepingDates: false))
+    }
+
+    @Test("A keychain written between a backup's count and its sealing gives no archive: the header's count would lie")
+    func writtenDuringBackup() throws {
+        let backend = try InterleavingWriterBackend()
+        let keychain = Keychain(service: "api", backend: backend, identity: try appIdentity())
+        try BackupAttackTests.add(Self.items(10), to: keychain)
+        let directory = try TemporaryDirectory()
+        let file = directory.file("moving.skb")
+        let failure = BackupAttackTests.failure {
+            try keychain.backup(to: file, passphrase: try Keychain.Passcode(copying: "moving"), cost: .minimum)
+        }
+        #expect(failure?.contains("the keychain changed while it was being backed up") == true, "\(failure ?? "none")")
+        #expect(!FileManager.default.fileExists(atPath: file.path), "a half-written archive was left")
+        // Once still, it backs up: 11 items.
+        let summary = try keychain.backup(
+            to: file, passphrase: try Keychain.Passcode(copying: "moving"), cost: .minimum)
+        #expect(summary.itemCount == 11)
     }
 }
