@@ -101,7 +101,8 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench",
             dependencies: [
-                "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection", "KeychainKeys",
+                "Keychain", "KeychainCore", "KeychainClient", "KeychainWire", "KeychainSync", "FileProtection",
+                "KeychainKeys",
                 "KeychainTPM", "CLibCrypto", "CSQLite", "CSodium",
             ]
         ),
@@ -173,7 +174,8 @@ let package = Package(
         .testTarget(
             name: "KeychainTests",
             dependencies: [
-                "TestSupport", "Keychain", "KeychainCore", "KeychainClient", "KeychainSync", "FileProtection", "CSQLite",
+                "TestSupport", "Keychain", "KeychainCore", "KeychainClient", "KeychainSync", "FileProtection",
+                "CSQLite",
             ]
         ),
         .testTarget(

@@ -26,7 +26,7 @@ final class BackgroundSync: Sendable {
         followers.withLock { followers in
             guard followers[uid] == nil else { return }
             do {
-                let url = try SyncDevice.storeURL(in: directory)
+                let url = try SyncDevice.storeURL(in: directory, backend: engine)
                 let store = try SyncStores.open(url: url)
                 let device = try SyncDevice.open(directory: directory, backend: engine, store: store)
                 followers[uid] = try device.follow(interval: interval) { result in

@@ -33,7 +33,7 @@ package enum SyncDropIn {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: users.path)) ?? []
         return names.compactMap(UInt32.init).sorted().compactMap { uid in
             let directory = users.appendingPathComponent(String(uid), isDirectory: true)
-            guard SyncDevice.isConfigured(in: directory), let url = try? SyncDevice.storeURL(in: directory) else {
+            guard SyncDevice.isConfigured(in: directory), let url = try? SyncDevice.shownStoreURL(in: directory) else {
                 return nil
             }
             return Store(owner: "uid \(uid)", url: url)

@@ -153,6 +153,7 @@ extension ItemQuery {
         writer.int(returning.rawValue)
         writer.bool(caseInsensitive)
         writer.optional(authentication) { $1.write(to: &$0) }
+        writer.optional(startingAfter) { $1.write(to: &$0) }
     }
 
     init(wire reader: inout WireReader) throws(EngineError) {
@@ -179,6 +180,9 @@ extension ItemQuery {
             persistentReference: reference, limit: limit, returning: ReturnOptions(rawValue: try reader.int()),
             caseInsensitive: try reader.bool(),
             authentication: try reader.optional { (reader) throws(EngineError) in try ItemAuthentication(wire: &reader)
+            },
+            startingAfter: try reader.optional { (reader) throws(EngineError) in
+                try PersistentReference(wire: &reader)
             })
     }
 }

@@ -9,7 +9,8 @@ package enum DaemonCoding {
     /// writes answer what they stored and the change sequence they took, and file keys travel as keys. Version 5:
     /// keys are used where they are stored (`useKey`). Version 6: a registered service may ask for a process it
     /// speaks for (``DaemonEnvelope/forwarded``), and the sync verbs reach the keychain the daemon serves (`sync`).
-    package static let version = 6
+    /// Version 7: a copy may continue a listing after an item (``ItemQuery/startingAfter``: a backup reads in pages).
+    package static let version = 7
 
     /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused. The
     /// caller wipes them once sent (``Swift/Array/wipe()``).

@@ -155,7 +155,7 @@ enum FileProtectionBench {
 }
 
 /// A buffer of raw bytes for the floor's loops.
-private final class RawBuffer {
+final class RawBuffer {
     let base: UnsafeMutablePointer<UInt8>
     let count: Int
 
@@ -169,7 +169,7 @@ private final class RawBuffer {
 }
 
 /// A file descriptor for the floor, closed when released.
-private final class RawFile {
+final class RawFile {
     let descriptor: Int32
 
     init(_ path: String, flags: Int32) throws {

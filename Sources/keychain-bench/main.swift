@@ -3,10 +3,11 @@
 // floor (DaemonBench.swift), when the release keychaind is built beside the bench.
 //
 //   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--only-daemon] [--only-tpm]
-//                  [--sync-changes 1000]
+//                  [--sync-changes 1000] [--only-backup] [--backup-sizes 10000,100000]
 //
 // `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
-// loop while working on the daemon. `--sync-changes N` sets the changes per device of the sync figures (0 skips).
+// loop while working on the daemon. `--only-backup` runs only backup and restore of a keychain at each
+// `--backup-sizes` (BackupBench.swift), each in a child process of this bench (`--backup-child`). `--sync-changes N` sets the changes per device of the sync figures (0 skips).
 import Foundation
 import KeychainCore
 
@@ -29,6 +30,8 @@ struct Report: Codable {
     var keys: [KeyBench.Result]?
     /// A P-256 signature by a key in the TPM (swtpm, unless `KEYCHAIN_TPM` names one) beside a software key's.
     var tpm_key: TPMKeyBench.Result?
+    /// Backup and restore beside secretstream's floor, with each one's peak RSS (issue 27).
+    var backup: BackupBench.Report?
 }
 
 func temporaryDirectory() throws -> URL {
@@ -59,6 +62,11 @@ var measuresDaemon = true
 var syncChanges = 1000
 var onlyDaemon = false
 var onlyTPM = false
+var onlyBackup = false
+var backupSizes = [10_000, 100_000]
+if CommandLine.arguments.dropFirst().first == "--backup-child" {
+    BackupBench.runChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -73,11 +81,16 @@ while let argument = arguments.popFirst() {
         syncChanges = arguments.popFirst().flatMap { Int($0) } ?? syncChanges
     case "--only-daemon": onlyDaemon = true
     case "--only-tpm": onlyTPM = true
+    case "--only-backup": onlyBackup = true
+    case "--backup-sizes":
+        guard let list = arguments.popFirst() else { break }
+        backupSizes = list.split(separator: ",").compactMap { Int($0) }
     default:
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--only-tpm] [--sync-changes 1000]\n").utf8))
+                    + "[--only-daemon] [--only-tpm] [--sync-changes 1000] [--only-backup] [--backup-sizes 10000,100000]\n")
+                    .utf8))
         exit(2)
     }
 }
@@ -86,6 +99,10 @@ do {
     if onlyTPM {
         // The TPM's figures alone (a quick check on swtpm or the TPM KEYCHAIN_TPM names).
         for line in TPMKeyBench.lines(try TPMKeyBench.run()) { print(line) }
+        exit(0)
+    }
+    if onlyBackup {
+        for line in BackupBench.lines(try BackupBench.run(sizes: backupSizes), sizes: backupSizes) { print(line) }
         exit(0)
     }
     if onlyDaemon {
@@ -130,6 +147,10 @@ do {
         }
         report.sync = try SyncBench.run(changes: syncChanges)
     }
+    if !backupSizes.isEmpty {
+        if !json { FileHandle.standardError.write(Data("running backup and restore…\n".utf8)) }
+        report.backup = try BackupBench.run(sizes: backupSizes)
+    }
     if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -156,6 +177,9 @@ do {
                     key.operation, key.ours_p50_us, key.floor_p50_us, ratio, verdict))
         }
         for line in TPMKeyBench.lines(report.tpm_key) { print(line) }
+        if let backup = report.backup {
+            for line in BackupBench.lines(backup, sizes: backupSizes) { print(line) }
+        }
     }
 } catch {
     FileHandle.standardError.write(Data("keychain-bench: \(error)\n".utf8))

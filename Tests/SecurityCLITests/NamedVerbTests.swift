@@ -14,7 +14,7 @@ struct NamedVerbTests {
     private static let notVerbs: Set<String> = [
         "sync-drop-in",  // keychaind's option
         "sync-store-probe",  // a test executable
-        "sync-changes",  // a bench option
+        "sync-changes", "backup-sizes", "backup-child",  // bench options
         "sync-conflict",  // a test's name for a kind of sync record
         "add-in", "set-up", "add-or-update", "delete-then-add",  // prose
         "add-large", "find-g",  // keychaind-probe's commands, and a word cut at a line end in a doc comment

@@ -89,41 +89,32 @@ extension Keychain {
         progress: ((Int, Int) -> Void)?
     ) throws(KeychainError) -> BackupSummary {
         try perform("cannot back up the keychain") { (connection, caller) throws(EngineError) -> BackupSummary in
-            let backend = try connection.backend()
-            var entries: [BackupArchive.Entry] = []
-            var summary = BackupSummary(itemCount: 0, thisDeviceOnly: 0, boundToThisKeychain: 0)
-            for itemClass in ItemClass.allCases {
-                let query = ItemQuery(
-                    itemClass: itemClass, synchronizable: .any, limit: .all, returning: [.attributes, .data],
-                    authentication: ItemAuthentication(interaction: .skipItems))
-                let items: [Item]
-                do throws(EngineError) {
-                    items = try backend.copyMatching(query, for: caller)
-                } catch  where error.code == .itemNotFound {
-                    continue
-                }
-                for item in items {
-                    let protection = ProtectionClass(rawValue: item.attributes.string(.accessible) ?? "") ?? .default
-                    if protection.isThisDeviceOnly {
-                        summary.thisDeviceOnly += 1
-                    } else if item.attributes[.accessControl] != nil || item.data == nil {
-                        summary.boundToThisKeychain += 1
-                    } else {
-                        entries.append(
-                            BackupArchive.Entry(
-                                itemClass: item.itemClass, attributes: item.attributes, data: item.data ?? Data()))
-                    }
-                }
+            // Two passes over the items in pages, so that memory stays flat in the item count: the first counts
+            // (the header announces the count, attributes only), the second seals each item as it comes.
+            let listing = BackupListing(backend: try connection.backend(), caller: caller)
+            let summary = try listing.census()
+            let total = summary.itemCount
+            let writer = try BackupWriter(to: sink, itemCount: total, passphrase: passphrase, cost: cost)
+            try listing.forEach(returning: [.attributes, .data]) { (item) throws(EngineError) in
+                guard BackupListing.Placement(item.attributes) == .migratable else { return }
+                guard writer.written < total else { throw Self.changedDuringBackup(counted: total) }
+                try writer.append(
+                    BackupArchive.Entry(
+                        itemClass: item.itemClass, attributes: item.attributes, data: item.data ?? Data()))
+                progress?(writer.written, total)
             }
-            let writer = try BackupWriter(to: sink, itemCount: entries.count, passphrase: passphrase, cost: cost)
-            for entry in entries {
-                try writer.append(entry)
-                progress?(writer.written, entries.count)
-            }
+            guard writer.written == total else { throw Self.changedDuringBackup(counted: total) }
             try writer.finish()
-            summary.itemCount = entries.count
             return summary
         }
+    }
+
+    /// A keychain written to between the two passes of a backup: the archive announces a count it cannot keep.
+    private static func changedDuringBackup(counted: Int) -> EngineError {
+        EngineError(
+            .internalComponent,
+            "the keychain changed while it was being backed up (\(counted) items were counted first): nothing "
+                + "complete was written; run the backup again")
     }
 
     /// Checks every message of an archive (the passphrase, each item's authentication, the order, the end) without
@@ -140,120 +131,72 @@ extension Keychain {
         }
     }
 
-    /// Restores an archive into this keychain, all or nothing: every message is read and checked before anything
-    /// is written, then the writes go in one transaction. An archived item whose primary key is stored already is a
-    /// conflict: with no policy the restore is refused naming them (``KeychainError/duplicateItem``); `.keep`,
-    /// `.replace` and `.newer` decide per item.
+    /// Restores an archive into this keychain, all or nothing. Into this process's engine the archive streams into
+    /// one write transaction, item by item, committed only once its final message has been read and checked (rolled
+    /// back otherwise), so memory stays flat in the item count; other writers to the keychain wait meanwhile.
+    /// Through keychaind every message is read and checked first, then the writes go in one request (memory grows
+    /// with the archive there). An archived item whose primary key is stored already is a conflict: with no policy
+    /// the restore is refused naming them (``KeychainError/duplicateItem``); `.keep`, `.replace` and `.newer` decide
+    /// per item. `progress` hears (done, total) after each item; into the engine it is called holding the engine's
+    /// lock, so it must not call this keychain.
     @discardableResult
     public func restore(
         from input: FileHandle, passphrase: Passcode, onConflict policy: RestoreConflictPolicy? = nil,
         progress: ((Int, Int) -> Void)? = nil
     ) throws(KeychainError) -> RestoreSummary {
         try perform("cannot restore the backup") { (connection, caller) throws(EngineError) -> RestoreSummary in
+            // Argon2id runs here, before any lock is taken.
             let reader = try BackupReader(from: input, passphrase: passphrase)
-            var entries: [BackupArchive.Entry] = []
-            while let entry = try reader.next() {
-                entries.append(entry)
-                progress?(entries.count, reader.header.itemCount)
-            }
             let backend = try connection.backend()
-            var plan = try RestorePlan(entries: entries, backend: backend, caller: caller, policy: policy)
-            guard !plan.writes.isEmpty else { return plan.summary }
-            _ = try backend.perform(.writeAll(plan.writes), for: caller)
-            plan.writes.removeAll()
-            return plan.summary
-        }
-    }
-}
-
-/// The writes a restore makes, decided against what is stored.
-private struct RestorePlan {
-    var writes: [BackendRequest] = []
-    var summary = RestoreSummary(added: 0, replaced: 0, kept: 0)
-
-    init(
-        entries: [BackupArchive.Entry], backend: any KeychainBackend, caller: Caller, policy: RestoreConflictPolicy?
-    ) throws(EngineError) {
-        var conflicts: [String] = []
-        for entry in entries {
-            var attributes = entry.attributes
-            // The engine dates what it stores; the archived dates decide `.newer` only.
-            attributes[.creationDate] = nil
-            attributes[.modificationDate] = nil
-            let newItem = NewItem(itemClass: entry.itemClass, attributes: attributes, data: entry.data)
-            guard let stored = try Self.stored(matching: entry, backend: backend, caller: caller) else {
-                writes.append(.add(newItem))
-                summary.added += 1
-                continue
+            defer { connection.changes.catchUp() }
+            guard let engine = backend as? Engine else {
+                return try Self.restoreInOneRequest(
+                    reader, into: backend, for: caller, policy: policy, progress: progress)
             }
-            switch policy {
-            case nil: conflicts.append(Self.describe(entry))
-            case .keep: summary.kept += 1
-            case .replace, .newer:
-                let archivedDate = entry.attributes[.modificationDate]?.dateValue ?? .distantPast
-                let storedDate = stored.attributes[.modificationDate]?.dateValue ?? .distantPast
-                if policy == .newer, archivedDate <= storedDate {
-                    summary.kept += 1
-                    continue
+            return try engine.withWriteSession { (session) throws(EngineError) -> RestoreSummary in
+                var plan = RestorePlan(policy: policy)
+                while let entry = try reader.next() {
+                    // The add first: the store's unique index finds a conflict, and only then is the stored item
+                    // looked up (a restore into an empty keychain pays for no lookups).
+                    do throws(EngineError) {
+                        _ = try session.write(.add(RestorePlan.newItem(entry)), for: caller)
+                        plan.added()
+                    } catch  where error.code == .duplicateItem {
+                        let stored = try RestorePlan.stored(matching: entry) { (query) throws(EngineError) in
+                            try session.attributesMatching(query, for: caller)
+                        }
+                        for write in plan.writes(for: entry, stored: stored) {
+                            _ = try session.write(write, for: caller)
+                        }
+                    } catch {
+                        throw error
+                    }
+                    progress?(reader.read, reader.header.itemCount)
                 }
-                let query = ItemQuery(
-                    itemClass: stored.itemClass, synchronizable: .any, persistentReference: stored.persistentReference)
-                writes += [.delete(query), .add(newItem)]
-                summary.replaced += 1
+                // Conflicts refuse the whole restore: throwing rolls the session back.
+                try plan.checkConflicts()
+                return plan.summary
             }
         }
-        guard conflicts.isEmpty else {
-            throw EngineError(
-                .duplicateItem,
-                "\(conflicts.count) archived item(s) are stored already (give --on-conflict keep, replace or newer): "
-                    + conflicts.prefix(20).joined(separator: "; "))
-        }
     }
 
-    /// The stored item with the entry's primary key, if any.
-    private static func stored(
-        matching entry: BackupArchive.Entry, backend: any KeychainBackend, caller: Caller
-    ) throws(EngineError) -> Item? {
-        var attributes = ItemAttributes()
-        for attribute in entry.itemClass.primaryKey + [.accessGroup] {
-            attributes[attribute] = entry.attributes[attribute]
-        }
-        let synchronizable = entry.attributes.bool(.synchronizable) ?? false
-        let query = ItemQuery(
-            itemClass: entry.itemClass, attributes: attributes, synchronizable: SynchronizableFilter(synchronizable),
-            limit: .all, returning: [.attributes], authentication: ItemAuthentication(interaction: .skipItems))
-        let candidates: [Item]
-        do throws(EngineError) {
-            candidates = try backend.copyMatching(query, for: caller)
-        } catch  where error.code == .itemNotFound {
-            return nil
-        }
-        // The query matched the attributes the entry has; the primary key also counts those it lacks (as empty).
-        return candidates.first { candidate in
-            entry.itemClass.primaryKey.allSatisfy { key(candidate.attributes[$0]) == key(entry.attributes[$0]) }
-        }
-    }
-
-    /// A primary-key value as the engine compares it: text and its UTF-8 bytes alike, a missing one empty.
-    private static func key(_ value: AttributeValue?) -> Data {
-        switch value {
-        case .string(let text): Data(text.utf8)
-        case .data(let data): data
-        case .integer(let number): number == 0 ? Data() : withUnsafeBytes(of: number.littleEndian) { Data($0) }
-        case .bool, .date, nil: Data()
-        }
-    }
-
-    /// An item as a conflict names it: its class and the attributes that identify it, never its data.
-    private static func describe(_ entry: BackupArchive.Entry) -> String {
-        let names = entry.itemClass.primaryKey.compactMap { attribute -> String? in
-            guard let value = entry.attributes[attribute] else { return nil }
-            switch value {
-            case .string(let text): return "\(attribute.rawValue) \"\(text)\""
-            case .data(let data): return "\(attribute.rawValue) \(data.count) bytes"
-            default: return "\(attribute.rawValue) \(value)"
+    /// A restore through keychaind: the archive read and checked whole, then one `writeAll`.
+    private static func restoreInOneRequest(
+        _ reader: BackupReader, into backend: any KeychainBackend, for caller: Caller, policy: RestoreConflictPolicy?,
+        progress: ((Int, Int) -> Void)?
+    ) throws(EngineError) -> RestoreSummary {
+        var plan = RestorePlan(policy: policy)
+        var writes: [BackendRequest] = []
+        while let entry = try reader.next() {
+            let stored = try RestorePlan.stored(matching: entry) { (query) throws(EngineError) in
+                try backend.copyMatching(query, for: caller)
             }
+            writes += plan.writes(for: entry, stored: stored)
+            progress?(reader.read, reader.header.itemCount)
         }
-        return "\(entry.itemClass.rawValue) " + names.joined(separator: ", ")
+        try plan.checkConflicts()
+        guard !writes.isEmpty else { return plan.summary }
+        _ = try backend.perform(.writeAll(writes), for: caller)
+        return plan.summary
     }
 }

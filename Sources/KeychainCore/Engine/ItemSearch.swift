@@ -204,6 +204,14 @@ struct ItemSearch {
         let index = keybag.blindIndex
         var filter = CandidateFilter(itemClass: itemClass)
         filter.uuid = query.persistentReference?.uuidBytes
+        if let cursor = query.startingAfter {
+            guard cursor.itemClass == itemClass, let rowID = try store.rowID(ofUUID: cursor.uuidBytes) else {
+                throw .param(
+                    "the item a page starts after, \(cursor), is not a stored \(itemClass.rawValue) item (deleted "
+                        + "since the page before?): start the listing again")
+            }
+            filter.afterRowID = rowID
+        }
         switch query.synchronizable {
         case .localOnly: filter.synchronizable = false
         case .synchronizableOnly: filter.synchronizable = true

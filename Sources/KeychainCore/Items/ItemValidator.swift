@@ -2,7 +2,7 @@ import Foundation
 
 /// Checks attributes against a class's schema before anything is stored or searched: every rejection names the
 /// attribute and the value at fault.
-enum ItemValidator {
+package enum ItemValidator {
     /// The largest secret the engine stores.
     static let maximumDataByteCount = 16 << 20
     /// The largest sum of attribute sizes.
@@ -68,7 +68,7 @@ enum ItemValidator {
 
     /// Whether an item's data may leave the keychain: every item's may but a key's marked not extractable
     /// (`extr` false).
-    static func isExtractable(_ attributes: ItemAttributes) -> Bool {
+    package static func isExtractable(_ attributes: ItemAttributes) -> Bool {
         attributes.bool(.isExtractable) != false || attributes[.keyClass] == nil
     }
 

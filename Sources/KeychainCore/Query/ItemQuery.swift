@@ -21,12 +21,18 @@ public struct ItemQuery: Sendable, Equatable, Codable {
     /// The factors that open items with access control, and whether the engine may ask for more
     /// (``ItemAuthentication``); `nil` asks as ``ItemAuthentication/Interaction/allowed`` does.
     public var authentication: ItemAuthentication?
+    /// A copy's page cursor: only the items stored after this one, in the order the keychain stores them (the
+    /// order a copy returns), match. A listing in pages gives the last item of the page before; when that item is
+    /// no longer stored the copy fails with ``EngineError/Code/param`` naming it (the listing must start again),
+    /// never with an empty page that would look like the end.
+    public var startingAfter: PersistentReference?
 
     /// Creates a query.
     public init(
         itemClass: ItemClass?, attributes: ItemAttributes = [:], synchronizable: SynchronizableFilter = .localOnly,
         persistentReference: PersistentReference? = nil, limit: MatchLimit? = nil, returning: ReturnOptions = [],
-        caseInsensitive: Bool = false, authentication: ItemAuthentication? = nil
+        caseInsensitive: Bool = false, authentication: ItemAuthentication? = nil,
+        startingAfter: PersistentReference? = nil
     ) {
         self.itemClass = itemClass
         self.attributes = attributes
@@ -36,6 +42,7 @@ public struct ItemQuery: Sendable, Equatable, Codable {
         self.returning = returning
         self.caseInsensitive = caseInsensitive
         self.authentication = authentication
+        self.startingAfter = startingAfter
     }
 }
 

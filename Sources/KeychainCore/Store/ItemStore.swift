@@ -18,6 +18,8 @@ struct CandidateFilter {
     /// filters are the caller's to check against the authenticated row, so damage to a clear column is reported,
     /// not hidden as "not found".
     var primaryKeyHashes: [Data]?
+    /// Only rows after this one (a page cursor, ``ItemQuery/startingAfter``).
+    var afterRowID: Int64?
 
     /// Whether SQL filters by the clear columns (class, synchronizable, protection class).
     var filtersClearColumns: Bool { primaryKeyHashes == nil }
@@ -77,6 +79,11 @@ final class ItemStore {
         try changeLog.remove(rowID: rowID, accessGroup: accessGroup, at: time)
     }
 
+    /// The row id of the live item with these UUID bytes, if one is stored.
+    func rowID(ofUUID uuid: Data) throws(EngineError) -> Int64? {
+        try database.first("SELECT rowid FROM items WHERE uuid = ? AND tomb = 0", [.blob(uuid)]) { $0.integer(0) }
+    }
+
     /// Reads live candidate rows in insertion order until `body` returns `false`.
     func candidates(
         _ filter: CandidateFilter, _ body: (StoredRow) throws(EngineError) -> Bool
@@ -92,6 +99,7 @@ final class ItemStore {
         if let keys = filter.primaryKeyHashes { bindings += keys.map { .blob($0) } }
         bindings += filter.indexHashes.map { .blob($0.1) }
         bindings += filter.termHashes.map { .blob($0) }
+        if let after = filter.afterRowID { bindings.append(.integer(after)) }
         let statement = try candidateStatements.statement(for: filter, in: database)
         try database.query(statement, bindings) { (row: Row) throws(EngineError) -> Bool in
             try body(try StoredRow(row))
@@ -163,6 +171,7 @@ private struct CandidateStatements {
         if let groups = filter.groupHashes { shape |= (groups.count + 1) << 8 }
         if let keys = filter.primaryKeyHashes { shape |= (keys.count + 1) << 20 }
         shape |= filter.termHashes.count << 32
+        if filter.afterRowID != nil { shape |= 1 << 48 }
         return shape
     }
 
@@ -188,6 +197,7 @@ private struct CandidateStatements {
         }
         for (attribute, _) in filter.indexHashes { conditions.append("\(attribute.rawValue) = ?") }
         for _ in filter.termHashes { conditions.append("rowid IN (SELECT item FROM item_terms WHERE term = ?)") }
+        if filter.afterRowID != nil { conditions.append("rowid > ?") }
         return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.joined(separator: " AND ")) ORDER BY rowid"
     }
 }

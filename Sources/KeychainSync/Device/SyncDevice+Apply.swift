@@ -30,7 +30,10 @@ extension SyncDevice {
             states[uuid] = item
         }
         var opened: [UUID: ItemContent] = [:]
+        var decided = 0
         for (subject, entries) in byItem {
+            decided += 1
+            passProgress?(SyncProgress(phase: .applying, done: decided, total: byItem.count))
             guard let uuid = UUID(uuidString: subject), let resolution = ItemResolution.resolve(entries, bounds: bounds)
             else {
                 continue

@@ -28,9 +28,15 @@ extension SyncDevice {
         var problems: [String] = []
         var compactions: [LogEntry] = []
         var known = try state.sequences()
+        let total = logs.reduce(0) { $0 + $1.value.subtracting(known[$1.key] ?? []).count }
+        var checked = 0
         for (device, sequences) in logs.sorted(by: { $0.key < $1.key }) {
             let new = sequences.subtracting(known[device] ?? []).sorted()
             guard !new.isEmpty else { continue }
+            defer {
+                checked += new.count
+                passProgress?(SyncProgress(phase: .receiving, done: checked, total: total))
+            }
             guard let author = try identity(of: device) else {
                 problems.append("device \(device) has log records but no valid identity record")
                 continue

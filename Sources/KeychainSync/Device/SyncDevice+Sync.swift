@@ -6,6 +6,13 @@ extension SyncDevice {
     /// the circle. A device waiting for approval only looks for it; an excluded device does nothing.
     @discardableResult
     public func syncOnce() throws(SyncError) -> SyncReport {
+        try syncOnce(progress: nil)
+    }
+
+    /// One pass, as ``syncOnce()``, telling `progress` (on this thread) how far it is: the records fetched and
+    /// checked of those the store has that are new here, then the items applied of those the pass decides — the
+    /// long part of a device's first pass in a large circle.
+    public func syncOnce(progress: ((SyncProgress) -> Void)?) throws(SyncError) -> SyncReport {
         try withLock { () throws(SyncError) -> SyncReport in
             // An erased keychain (after too many wrong passcodes) has left the circle: its removals are local, never
             // tombstones, and nothing from the circle comes back into it.
@@ -16,9 +23,11 @@ extension SyncDevice {
             // `ak` keys unwrapped in this pass are kept until it ends, never longer.
             passKeys = [:]
             passEntries = [:]
+            passProgress = progress
             defer {
                 passKeys = nil
                 passEntries = nil
+                passProgress = nil
             }
             // The whole pass writes the sync state in one transaction (one sync of its file, not one per record or
             // item; each step that may fail alone runs in a savepoint of it). What a pass that fails loses is

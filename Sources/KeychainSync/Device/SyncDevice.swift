@@ -37,6 +37,8 @@ public final class SyncDevice: @unchecked Sendable {
     /// The log entries this pass read from the store, decoded once (by record name, with the bytes they were
     /// decoded from): applying them later in the pass decodes none again. `nil` between passes.
     var passEntries: [String: (bytes: [UInt8], entry: LogEntry)]?
+    /// Who hears the current pass's progress (``syncOnce(progress:)``); `nil` between passes.
+    var passProgress: ((SyncProgress) -> Void)?
     /// The sequences of each device's log in the store, as the last pull listed them.
     var storeLogs: [String: Set<Int64>] = [:]
     /// The highest sequence of each device's log in the store, as the last pull listed it.
@@ -67,14 +69,6 @@ public final class SyncDevice: @unchecked Sendable {
     /// Whether the keychain in `directory` is set up for sync.
     public static func isConfigured(in directory: URL) -> Bool {
         SyncDatabase.exists(in: directory)
-    }
-
-    /// The store URL the keychain in `directory` syncs through (to open the store before ``open(directory:backend:store:options:)``).
-    public static func storeURL(in directory: URL) throws(SyncError) -> String {
-        guard let url = try SyncDatabase.open(in: directory).text(Meta.storeURL) else {
-            throw SyncError(.damaged, "the sync state in \(directory.path) names no store")
-        }
-        return url
     }
 
     /// Opens the sync state of a keychain set up by ``createCircle(directory:backend:store:storeURL:name:options:)``
@@ -311,9 +305,9 @@ public final class SyncDevice: @unchecked Sendable {
             try storeKeys(state, identity: identity, agreement: agreement, localHashKey: localHashKey, backend: backend)
             try state.transaction { () throws(SyncError) in
                 try state.setText(name, for: Meta.name)
-                try state.setText(storeURL, for: Meta.storeURL)
                 try state.setInteger(0, for: Meta.feedCursor)
             }
+            try saveStoreURL(storeURL, in: state, backend: backend)
             return try SyncDevice(
                 directory: directory, backend: backend, store: store, options: options, state: state,
                 identity: identity, localHashKey: localHashKey)
@@ -369,7 +363,13 @@ public final class SyncDevice: @unchecked Sendable {
         /// A random key under `dk`: it stops opening when the keychain is erased.
         static let eraseSentinel = "erase_sentinel_d"
         static let name = "name"
+        /// The store URL with its password hidden (``PostgresStore/hidingPassword(_:)``); an older sync state's
+        /// whole URL, until ``storeURL(in:backend:)`` seals it.
         static let storeURL = "store_url"
+        /// The whole store URL, sealed under the key in ``storeURLKey`` (SyncDevice+StoreURL.swift).
+        static let storeURLSealed = "store_url_sealed"
+        /// The key of ``storeURLSealed``, under `ck`.
+        static let storeURLKey = "store_url_key_c"
         static let clock = "clock"
         static let feedCursor = "feed_cursor"
         static let needsResync = "needs_resync"

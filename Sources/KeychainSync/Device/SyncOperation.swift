@@ -98,8 +98,10 @@ public struct SyncReply: Sendable, Codable {
 extension SyncDevice {
     /// Carries out `operation` on the keychain in `directory` through `backend`: the one place every sync verb's work
     /// is done, in the tool or in keychaind.
+    /// `progress` hears how far a ``SyncOperation/syncOnce`` pass is (``syncOnce(progress:)``).
     public static func perform(
-        _ operation: SyncOperation, directory: URL, backend: any KeychainBackend
+        _ operation: SyncOperation, directory: URL, backend: any KeychainBackend,
+        progress: ((SyncProgress) -> Void)? = nil
     ) throws(SyncError) -> SyncOutcome {
         switch operation {
         case .createCircle(let url, let name):
@@ -119,13 +121,16 @@ extension SyncDevice {
                         + "sync-join --store URL on the others")
             }
             let device = try open(
-                directory: directory, backend: backend, store: try openStore(try storeURL(in: directory)))
-            return try device.perform(operation)
+                directory: directory, backend: backend,
+                store: try openStore(try storeURL(in: directory, backend: backend)))
+            return try device.perform(operation, progress: progress)
         }
     }
 
     /// Carries out an operation on this (set-up) device.
-    private func perform(_ operation: SyncOperation) throws(SyncError) -> SyncOutcome {
+    private func perform(
+        _ operation: SyncOperation, progress: ((SyncProgress) -> Void)?
+    ) throws(SyncError) -> SyncOutcome {
         switch operation {
         case .createCircle, .join:
             throw SyncError(.alreadyConfigured, "the keychain is set up for sync already")
@@ -143,7 +148,7 @@ extension SyncDevice {
             _ = try syncOnce()
             return .devices(try devices())
         case .history(let reference): return .history(try history(for: reference))
-        case .syncOnce: return .report(try syncOnce())
+        case .syncOnce: return .report(try syncOnce(progress: progress))
         }
     }
 

@@ -131,6 +131,18 @@ final class SyncDatabase {
         }
     }
 
+    /// Runs `body` with SQLite's secure delete on (the bytes a write frees are overwritten with zeros), then
+    /// checkpoints and empties the write-ahead log: a secret `body` replaces leaves no copy in the file or its log.
+    func wipingFreedBytes(_ body: () throws(SyncError) -> Void) throws(SyncError) {
+        try Self.sql("cannot turn on secure delete in the sync state") { () throws(EngineError) in
+            try database.execute("PRAGMA secure_delete = ON")
+        }
+        try body()
+        try Self.sql("cannot checkpoint the sync state") { () throws(EngineError) in
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
     // MARK: Meta
 
     func value(_ name: String) throws(SyncError) -> Data? {

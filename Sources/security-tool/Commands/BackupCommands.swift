@@ -62,7 +62,8 @@ extension Command {
                 --on-conflict policy  What to do with an archived item that is stored already: keep the stored one,
                                       replace it, or keep the newer (default: restore nothing and list them)
                 --passphrase-fd n  Read the backup passphrase from file descriptor n (default: asked on the terminal)
-            The archive is checked whole before anything is written; then every item is written, or none.
+            Every item is restored, or none: into an embedded keychain the archive streams into one transaction
+            that commits only once its final message checks out; through keychaind it is checked whole first.
             """,
         help: "Restore an encrypted backup into a keychain.",
         options: OptionSpecification(

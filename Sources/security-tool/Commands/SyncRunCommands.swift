@@ -22,9 +22,10 @@ extension Command {
     ) { arguments, session throws(ToolFailure) in
         guard arguments.positionals.isEmpty else { throw .usage("sync takes no arguments") }
         guard arguments.has(long: "watch") else {
-            guard case .report(let report) = try SyncSession.perform(.syncOnce, session, context: "sync") else {
-                throw SyncSession.unexpectedAnswer("sync")
-            }
+            let lines = SyncProgressLines()
+            let outcome = try SyncSession.perform(.syncOnce, session, context: "sync", progress: lines.progress)
+            lines.finish()
+            guard case .report(let report) = outcome else { throw SyncSession.unexpectedAnswer("sync") }
             print(report, to: session)
             return 0
         }

@@ -27,8 +27,11 @@ enum SyncSession {
     /// Carries out a sync verb's operation on the default keychain: through keychaind when it serves the keychain
     /// (the daemon does the work on its own copy and follows the store from then on), else here on the embedded
     /// keychain, opened and unlocked first.
+    /// `progress` hears how far an embedded keychain's pass is; through keychaind nothing does (its protocol answers
+    /// once, when the operation is done).
     static func perform(
-        _ operation: SyncOperation, _ session: ToolSession, context: String
+        _ operation: SyncOperation, _ session: ToolSession, context: String,
+        progress: ((SyncProgress) -> Void)? = nil
     ) throws(ToolFailure) -> SyncOutcome {
         let location = KeychainLocation.standard
         if let daemon = location.daemon { return try perform(operation, through: daemon, context: context) }
@@ -39,7 +42,7 @@ enum SyncSession {
         }
         let backend = try backend(at: location, session, context: context)
         return try run(context) { () throws(SyncError) -> SyncOutcome in
-            try SyncDevice.perform(operation, directory: location.directory, backend: backend)
+            try SyncDevice.perform(operation, directory: location.directory, backend: backend, progress: progress)
         }
     }
 
@@ -125,7 +128,7 @@ enum SyncSession {
         try requireSetUp(location, context: context)
         let backend = try backend(at: location, session, context: context)
         return try run(context) { () throws(SyncError) -> SyncDevice in
-            let store = try openStore(try SyncDevice.storeURL(in: location.directory))
+            let store = try openStore(try SyncDevice.storeURL(in: location.directory, backend: backend))
             return try SyncDevice.open(directory: location.directory, backend: backend, store: store)
         }
     }

@@ -13,6 +13,8 @@ final class ProgressLine {
     enum Unit {
         case bytes
         case items
+        /// Sync records.
+        case records
     }
 
     private let verb: String
@@ -39,8 +41,12 @@ final class ProgressLine {
         if done < total, let lastDrawn, now - lastDrawn < .milliseconds(100) { return }
         lastDrawn = now
         let seconds = Self.seconds(now - started)
-        var text =
-            unit == .items ? "\(verb) \(done) of \(total) items" : "\(verb) \(format(done)) of \(format(total))"
+        var text: String
+        switch unit {
+        case .items: text = "\(verb) \(done) of \(total) items"
+        case .records: text = "\(verb) \(done) of \(total) records"
+        case .bytes: text = "\(verb) \(format(done)) of \(format(total))"
+        }
         if seconds > 0.05, done > 0 {
             let rate = Double(done) / seconds
             text += ", \(format(Int64(rate)))/s"
@@ -66,6 +72,7 @@ final class ProgressLine {
     private func format(_ count: Int64) -> String {
         switch unit {
         case .items: return "\(count) items"
+        case .records: return "\(count) records"
         case .bytes:
             let units = ["B", "KiB", "MiB", "GiB", "TiB"]
             var value = Double(count)
