@@ -35,6 +35,24 @@ final class CallerIdentities {
     /// Told of the service's writes of its own records (collections, aliases), which are no items: the change feed
     /// then signals none of them (set by main to the feed's follower).
     var recordWritten: ((_ member: String, _ path: String) -> Void)?
+    /// The collections' and aliases' records, by the group they live in and their kind, kept between calls while
+    /// the change feed is followed (every client resolves `aliases/default` on every call): forgotten when the
+    /// service writes a record and whenever the feed shows a change.
+    private var records: [String: [Item]] = [:]
+    /// Whether records are kept between calls: only while the feed tells of other programs' writes.
+    var keepsRecords = false
+
+    /// The records cached under `key`, or those `read` gives (then cached).
+    func records(_ key: String, _ read: () throws(EngineError) -> [Item]) throws(EngineError) -> [Item] {
+        if keepsRecords, let known = records[key] { return known }
+        let read = try read()
+        if keepsRecords { records[key] = read }
+        return read
+    }
+
+    /// Forgets the cached records: one was written, or the feed changed.
+    func forgetRecords() { records.removeAll() }
+
     /// Identities by unique bus name: a name is never given to another connection, and its process is fixed.
     private var known: [String: Identity] = [:]
     /// At most this many callers are remembered; past it, the memory starts over (a name is looked up again).

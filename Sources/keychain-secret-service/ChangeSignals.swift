@@ -44,8 +44,10 @@ final class ChangeSignals: Sendable {
     }
 
     /// Signals what the feed holds since last time, when it may have grown (called from the bus loop).
-    func flush(_ emit: (_ member: String, _ path: String, _ collection: String) -> Void) {
-        guard pending.lower() else { return }
+    /// Returns whether the feed showed any change (the service's cached records may then be stale).
+    @discardableResult
+    func flush(_ emit: (_ member: String, _ path: String, _ collection: String) -> Void) -> Bool {
+        guard pending.lower() else { return false }
         var cursor = state.withLock { $0.cursor }
         var changes: [ItemChange] = []
         do throws(EngineError) {
@@ -61,7 +63,7 @@ final class ChangeSignals: Sendable {
             pending.raise()
         } catch {
             pending.raise()  // tried again on the next turn of the loop
-            return
+            return true  // what changed is unknown
         }
         let signals = state.withLock { state in
             state.cursor = cursor
@@ -88,6 +90,7 @@ final class ChangeSignals: Sendable {
             }
         }
         for (member, path, collection) in signals { emit(member, path, collection) }
+        return !changes.isEmpty
     }
 }
 

@@ -182,7 +182,8 @@ extension SecretItemStore {
                 continue
             }
             guard character == UInt8(ascii: "_"), index + 2 < characters.count,
-                let byte = UInt8(String(decoding: characters[index + 1...index + 2], as: UTF8.self), radix: 16),
+                let high = UInt8(hexDigit: characters[index + 1]), let low = UInt8(hexDigit: characters[index + 2]),
+                case let byte = high << 4 | low,
                 [byte].hexText(uppercase: true).utf8.elementsEqual(characters[index + 1...index + 2]),
                 !isPlainByte(byte)
             else { return nil }
@@ -199,13 +200,16 @@ extension SecretItemStore {
     // MARK: Records
 
     private func records(_ kind: String, data: Bool = false) throws(EngineError) -> [Item] {
-        let query = ItemQuery(
-            itemClass: .genericPassword, attributes: [.accessGroup: .string(try group), .service: .string(kind)],
-            synchronizable: .any, limit: .all, returning: data ? [.attributes, .data] : [.attributes])
-        do throws(EngineError) {
-            return try backend.copyMatching(query, for: caller)
-        } catch  where error.code == .itemNotFound {
-            return []
+        let group = try group
+        return try identities.records("\(group)\u{0}\(kind)\u{0}\(data)") { () throws(EngineError) in
+            let query = ItemQuery(
+                itemClass: .genericPassword, attributes: [.accessGroup: .string(group), .service: .string(kind)],
+                synchronizable: .any, limit: .all, returning: data ? [.attributes, .data] : [.attributes])
+            do throws(EngineError) {
+                return try backend.copyMatching(query, for: caller)
+            } catch  where error.code == .itemNotFound {
+                return []
+            }
         }
     }
 
@@ -215,6 +219,7 @@ extension SecretItemStore {
             .accessGroup: .string(try group), .accessible: .string(ProtectionClass.afterFirstUnlock.rawValue),
             .generic: .data(Self.recordMark),
         ]
+        defer { identities.forgetRecords() }
         let stored = try backend.addOrUpdate(
             NewItem(itemClass: .genericPassword, attributes: attributes, data: data), for: caller)
         let path = SecretService.path(of: stored.persistentReference)
@@ -226,6 +231,7 @@ extension SecretItemStore {
             itemClass: .genericPassword,
             attributes: [.accessGroup: .string(try group), .service: .string(kind), .account: .string(account)],
             synchronizable: .any)
+        defer { identities.forgetRecords() }
         for record in try records(kind) where record.attributes.string(.account) == account {
             identities.recordWritten?("ItemDeleted", SecretService.path(of: record.persistentReference))
         }

@@ -170,12 +170,15 @@ final class SecretService {
 
     /// The persistent reference a path's last element names in hexadecimal.
     static func reference(hex: Substring) -> PersistentReference? {
-        let digits = Array(hex)
+        let digits = Array(hex.utf8)
         guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(digits[index..<index + 2]), radix: 16) else { return nil }
-            bytes.append(byte)
+            guard let high = UInt8(hexDigit: digits[index]), let low = UInt8(hexDigit: digits[index + 1]) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
         }
         return PersistentReference(data: Data(bytes))
     }

@@ -64,6 +64,8 @@ do {
         try? ChangeSignals(backend: feed.backend, caller: feed.caller)
     }
     identities.recordWritten = { [signals] member, path in signals?.sent(member, path) }
+    // Records are kept between calls only while the feed says when another program changes them.
+    identities.keepsRecords = signals != nil
     if signals == nil {
         FileHandle.standardError.write(
             Data(
@@ -88,6 +90,9 @@ connection.run(
     until: { stopRequested != 0 },
     each: {
         service.completeFinishedPrompts()
-        signals?.flush { member, path, collection in service.itemSignal(member, item: path, in: collection) }
+        let changed = signals?.flush { member, path, collection in
+            service.itemSignal(member, item: path, in: collection)
+        }
+        if changed == true { identities.forgetRecords() }
     })
 connection.close()

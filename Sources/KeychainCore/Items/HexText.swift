@@ -16,3 +16,16 @@ extension Sequence<UInt8> {
         return String(decoding: text, as: UTF8.self)
     }
 }
+
+/// Hexadecimal text read back.
+extension UInt8 {
+    /// The value of one hex digit (either case), or `nil` when `digit` is none.
+    package init?(hexDigit digit: UInt8) {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self = digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self = digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self = digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -29,20 +29,12 @@ enum AssuanEscaping {
                 index += 1
                 continue
             }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            guard index + 2 < bytes.count, let high = UInt8(hexDigit: bytes[index + 1]),
+                let low = UInt8(hexDigit: bytes[index + 2])
             else { return false }
             secret.append(high << 4 | low)
             index += 3
         }
         return true
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
