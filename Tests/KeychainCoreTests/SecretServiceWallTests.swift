@@ -25,7 +25,7 @@ import Testing
 struct SecretServiceWallTests {
     /// A deployed daemon, a test user, the service installed setgid and registered to forward its callers, and
     /// copies of busctl registered as apps.
-    private struct BusLab {
+    struct BusLab {
         let lab: WallLab
         let user: TestUser
         let service: String

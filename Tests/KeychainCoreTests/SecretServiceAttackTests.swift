@@ -1,0 +1,178 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import KeychainCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Attacks on the Secret Service's wall by a hostile program of the same user, on the private bus of
+/// ``SecretServiceWallTests/BusLab`` (the service installed setgid and registered to forward its callers, keychaind as
+/// deployed). Each test runs the attack with real processes and asserts the specific refusal.
+@Suite(
+    "Attacks on the Secret Service's wall by another program of the user",
+    .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: Wall.canCreateUsers, Wall.needsRoot),
+    .enabled(if: DefaultSocketNamespace.isAvailable, "skipped: this machine cannot make mount namespaces (unshare)"),
+    .enabled(
+        if: ["dbus-daemon", "busctl"].allSatisfy { Wall.tool($0) != nil }
+            && DefaultSocketNamespace.tool("python3") != nil
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/jeepney")
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/secretstorage"),
+        "skipped: dbus-daemon, busctl or Debian's python3 with jeepney and secretstorage is missing"))
+struct SecretServiceAttackTests {
+    /// A lab with app A's item and an unregistered program's item, both of service `probe`, and `scripts` written
+    /// where the user can read them.
+    private struct Lab {
+        let world: SecretServiceWallTests.BusLab
+        let python: String
+        let appA: String
+        let probeA: String
+
+        init(scripts: [String: String]) throws {
+            world = try SecretServiceWallTests.BusLab()
+            python =
+                URL(fileURLWithPath: try #require(DefaultSocketNamespace.tool("python3")))
+                .resolvingSymlinksInPath().path
+            let groups = ["TEAMA.com.example.a"]
+            probeA = try world.registeredCopy(
+                BuiltExecutable.named("keychaind-probe").path, as: "app-a", identifier: "TEAMA.com.example.a",
+                groups: groups)
+            appA = try world.registeredCopy(python, as: "python-a", identifier: "TEAMA.com.example.a", groups: groups)
+            let plain = try world.lab.install("plain")
+            #expect(try world.lab.line(probeA, as: world.user, ["add", "of-a", "secret-a"]).code == nil)
+            #expect(try world.lab.line(plain, as: world.user, ["add", "of-plain", "secret-plain"]).code == nil)
+            for (name, text) in scripts {
+                let path = world.lab.apps.file(name).path
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+                chmod(path, 0o644)
+            }
+        }
+
+        func script(_ name: String) -> String { world.lab.apps.file(name).path }
+
+        /// Shell text running `program arguments…` as the user, its output on one line.
+        func asUser(_ program: String, _ arguments: [String]) -> String {
+            "$(\(world.switchUser) \(([program] + arguments).joined(separator: " ")) 2>&1 | tr '\\n' ' ')"
+        }
+    }
+
+    /// App A reads its own item through secretstorage, which opens a Diffie-Hellman session (the secret crosses the
+    /// bus encrypted); prints only how many items it found.
+    static let victimScript = """
+        import sys, time, secretstorage
+        from jeepney.io.blocking import open_dbus_connection
+        connection = open_dbus_connection(bus=sys.argv[1])
+        items = list(secretstorage.search_items(connection, {"service": "probe"}))
+        secrets = [item.get_secret() for item in items]
+        print("victim read", len(secrets), "items")
+        time.sleep(2)
+        """
+
+    /// The thief: watches the bus as any program of the bus's user may (BecomeMonitor), starts app A (`argv[2]`
+    /// running `argv[3]`), keeps the encrypted reply to A's GetSecret, then hands A's session path, IV and
+    /// ciphertext to the service as the secret of an item of its own and reads that item back in a plain session.
+    static let thiefScript = """
+        import sys, time, subprocess
+        from jeepney import DBusAddress, new_method_call, MessageType, HeaderFields
+        from jeepney.io.blocking import open_dbus_connection
+        bus, victim, victim_script = sys.argv[1:4]
+        monitor = open_dbus_connection(bus=bus)
+        driver = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
+                             interface="org.freedesktop.DBus.Monitoring")
+        monitor.send_and_get_reply(new_method_call(driver, "BecomeMonitor", "asu", ([], 0)), timeout=10)
+        run = subprocess.Popen([victim, victim_script, bus])
+        captured = None
+        deadline = time.time() + 15
+        while captured is None and time.time() < deadline:
+            try:
+                message = monitor.receive(timeout=deadline - time.time())
+            except TimeoutError:
+                break
+            if (message.header.message_type == MessageType.method_return
+                    and message.header.fields.get(HeaderFields.signature) == "(oayays)"):
+                captured = message.body[0]
+        run.wait()
+        if captured is None:
+            print("NOTHING SEEN"); sys.exit(0)
+        session, parameters, value, _ = captured
+        print("SEEN", session, len(value), "encrypted bytes")
+        connection = open_dbus_connection(bus=bus)
+        name = "org.freedesktop.secrets"
+        service = DBusAddress("/org/freedesktop/secrets", bus_name=name, interface="org.freedesktop.Secret.Service")
+        plain = connection.send_and_get_reply(
+            new_method_call(service, "OpenSession", "sv", ("plain", ("s", ""))), timeout=10).body[1]
+        collection = DBusAddress("/org/freedesktop/secrets/aliases/default", bus_name=name,
+                                 interface="org.freedesktop.Secret.Collection")
+        properties = {"org.freedesktop.Secret.Item.Label": ("s", "stolen"),
+                      "org.freedesktop.Secret.Item.Attributes": ("a{ss}", {"service": "thief", "username": "x"})}
+        created = connection.send_and_get_reply(new_method_call(
+            collection, "CreateItem", "a{sv}(oayays)b",
+            (properties, (session, parameters, value, "text/plain"), True)), timeout=10)
+        if created.header.message_type == MessageType.error:
+            print("REFUSED", created.header.fields.get(HeaderFields.error_name), created.body); sys.exit(0)
+        item = DBusAddress(created.body[0], bus_name=name, interface="org.freedesktop.Secret.Item")
+        secret = connection.send_and_get_reply(new_method_call(item, "GetSecret", "o", (plain,)), timeout=10)
+        print("STOLEN", bytes(secret.body[0][2]).decode(errors="replace"))
+        """
+
+    @Test(
+        "A session is its opener's: another program handing the service app A's session path, IV and ciphertext (seen on the bus) is refused, so the service never decrypts A's secret for it"
+    )
+    func sessionOfAnotherConnectionRefused() throws {
+        let lab = try Lab(scripts: ["victim.py": Self.victimScript, "thief.py": Self.thiefScript])
+        let (lines, context) = try lab.world.run(
+            """
+            echo "THIEF: \(lab.asUser(lab.python, [lab.script("thief.py"), lab.world.bus, lab.appA, lab.script("victim.py")]))"
+            """)
+        let thief = try #require(lines["THIEF"], "\(context)")
+        // The attack ran: app A read its item and the thief saw the encrypted reply go by.
+        #expect(thief.contains("victim read 1 items"), "\(context)")
+        #expect(thief.contains("SEEN /org/freedesktop/secrets/session/"), "\(context)")
+        #expect(!thief.contains("secret-a"), "another program decrypted app A's secret through A's session: \(context)")
+        #expect(
+            thief.contains("REFUSED org.freedesktop.Secret.Error.NoSession"),
+            "another connection's session was not refused: \(context)")
+    }
+
+    /// Connects to the bus as an unregistered program, forks a child that keeps the connection, and execs app A
+    /// (`argv[2]`, a registered setgid program that then sleeps): the bus still names this pid, now app A's. The
+    /// child, once the pid runs A, asks through the connection for the items of service `probe`.
+    static let execRaceScript = """
+        import os, sys, time, secretstorage
+        from jeepney.io.blocking import open_dbus_connection
+        bus, app = sys.argv[1:3]
+        connection = open_dbus_connection(bus=bus)
+        # Closed on exec: the child reads its end's EOF once the parent runs the app.
+        execed, held = os.pipe()
+        if os.fork() == 0:
+            os.close(held)
+            os.read(execed, 1)
+            time.sleep(0.3)
+            try:
+                items = list(secretstorage.search_items(connection, {"service": "probe"}))
+                print("READ", [item.get_secret().decode() for item in items])
+            except Exception as error:
+                print("REFUSED", type(error).__name__, error)
+            os._exit(0)
+        os.execv(app, [app, "-", "sleep", "3"])
+        """
+
+    @Test(
+        "A program that connects to the bus and then execs a registered app (its pid is now the app's) is not taken for the app"
+    )
+    func execAfterConnectingRefused() throws {
+        let lab = try Lab(scripts: ["race.py": Self.execRaceScript])
+        let (lines, context) = try lab.world.run(
+            """
+            echo "RACE: \(lab.asUser(lab.python, [lab.script("race.py"), lab.world.bus, lab.probeA]))"
+            """)
+        let race = try #require(lines["RACE"], "\(context)")
+        #expect(!race.contains("secret-a"), "the child read app A's secret through the connection: \(context)")
+        #expect(
+            race.contains("REFUSED") && race.contains("changed its groups since it connected"),
+            "the exec after connecting was not refused: \(context)")
+    }
+}
