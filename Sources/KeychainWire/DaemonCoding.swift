@@ -8,8 +8,9 @@ package enum DaemonCoding {
     /// The protocol version; a daemon refuses a client of another version with a message naming both. Version 4:
     /// writes answer what they stored and the change sequence they took, and file keys travel as keys. Version 5:
     /// keys are used where they are stored (`useKey`). Version 6: a registered service may ask for a process it
-    /// speaks for (``DaemonEnvelope/forwarded``), and the sync verbs reach the keychain the daemon serves (`sync`).
-    package static let version = 6
+    /// speaks for (``DaemonEnvelope/forwarded``), and the sync verbs reach the keychain the daemon serves (`sync`). Version 7: a
+    /// forwarded process carries the groups it reached the service with (``ForwardedProcess/groups``).
+    package static let version = 7
 
     /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused. The
     /// caller wipes them once sent (``Swift/Array/wipe()``).

@@ -126,6 +126,25 @@ struct DaemonForwardingTests {
         #expect(crossed.code == .missingEntitlement, "the service spoke for another user's process: \(crossed)")
     }
 
+    @Test(
+        "A process that did not hold the app's group when it reached the service (it exec'd the app since) is not app A"
+    )
+    func groupsAtConnectionRequired() throws {
+        let world = try World()
+        #expect(try world.lab.line(world.appA, as: world.user, ["add", "of-a", "secret-a"]).code == nil)
+        let appA = try world.sleeper(world.appA)
+        let start = try #require(ForwardedProcess.running(pid: appA.pid)?.startTime)
+        // As the bus recorded a program that connected with the user's groups and then exec'd app A.
+        let before = try world.ask(world.service, for: "\(appA.pid):\(start):\(world.user.gid)", ["describe"])
+        #expect(before.registered == false && before.accessGroups == [Self.unregistered], "\(before)")
+        let read = try world.ask(world.service, for: "\(appA.pid):\(start):\(world.user.gid)", ["get", "of-a"])
+        #expect(read.code == .itemNotFound && read.secret == nil, "\(read)")
+        // With the app's group among those it connected with, it is app A.
+        let held = try world.ask(
+            world.service, for: "\(appA.pid):\(start):\(world.user.gid),\(world.groups.app.gid)", ["get", "of-a"])
+        #expect(held.secret == "secret-a", "\(held)")
+    }
+
     @Test("A service entitled to forward must start in secure-execution mode: registering it insecure is refused")
     func insecureForwarderRefused() throws {
         let lab = try WallLab()
