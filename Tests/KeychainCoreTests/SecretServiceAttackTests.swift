@@ -174,4 +174,76 @@ struct SecretServiceAttackTests {
         // Taken for what it was when it connected: an unregistered program, which reads the shared group.
         #expect(race.contains("READ ['secret-plain']"), "\(context)")
     }
+
+    /// App A's view of its item of service `probe`: its path, and its secret (`argv[2]` = `secret`) or only the
+    /// path.
+    static let ownerScript = """
+        import sys, secretstorage
+        from jeepney.io.blocking import open_dbus_connection
+        connection = open_dbus_connection(bus=sys.argv[1])
+        items = list(secretstorage.search_items(connection, {"service": "probe"}))
+        if sys.argv[2] == "secret":
+            print([(item.get_label(), item.get_secret().decode()) for item in items])
+        else:
+            print(items[0].item_path if items else "none")
+        """
+
+    /// Another program given app A's item path (`argv[2]`): every way the API reaches an item by its path, and a
+    /// search naming A's item's exact attributes. Prints one `NAME: outcome` per try.
+    static let foreignPathScript = """
+        import sys
+        from jeepney import DBusAddress, new_method_call, MessageType, HeaderFields
+        from jeepney.io.blocking import open_dbus_connection
+        bus, path = sys.argv[1:3]
+        connection = open_dbus_connection(bus=bus)
+        name = "org.freedesktop.secrets"
+        service = DBusAddress("/org/freedesktop/secrets", bus_name=name, interface="org.freedesktop.Secret.Service")
+        item = DBusAddress(path, bus_name=name, interface="org.freedesktop.Secret.Item")
+        properties = DBusAddress(path, bus_name=name, interface="org.freedesktop.DBus.Properties")
+        def call(label, message):
+            reply = connection.send_and_get_reply(message, timeout=10)
+            if reply.header.message_type == MessageType.error:
+                print(label, "ERROR", reply.header.fields.get(HeaderFields.error_name))
+            else:
+                print(label, "OK", repr(reply.body).replace("\\n", " "))
+        session = connection.send_and_get_reply(
+            new_method_call(service, "OpenSession", "sv", ("plain", ("s", ""))), timeout=10).body[1]
+        call("GETSECRETS", new_method_call(service, "GetSecrets", "aoo", ([path], session)))
+        call("GETSECRET", new_method_call(item, "GetSecret", "o", (session,)))
+        call("SETSECRET", new_method_call(item, "SetSecret", "(oayays)", ((session, b"", b"overwritten", "text/plain"),)))
+        call("LABEL", new_method_call(properties, "Set", "ssv", ("org.freedesktop.Secret.Item", "Label", ("s", "renamed"))))
+        call("ATTRIBUTES", new_method_call(properties, "Get", "ss", ("org.freedesktop.Secret.Item", "Attributes")))
+        call("DELETE", new_method_call(item, "Delete", ""))
+        call("SEARCH", new_method_call(service, "SearchItems", "a{ss}", ({"service": "probe", "username": "of-a"},)))
+        """
+
+    @Test(
+        "Another program holding app A's item path reaches nothing through it: GetSecrets, GetSecret, SetSecret, Label, Attributes and Delete are refused, a search for A's exact attributes finds nothing, and A's item is intact"
+    )
+    func foreignItemPathRefused() throws {
+        let lab = try Lab(scripts: ["owner.py": Self.ownerScript, "foreign.py": Self.foreignPathScript])
+        let (lines, context) = try lab.world.run(
+            """
+            APATH=\(lab.asUser(lab.appA, [lab.script("owner.py"), lab.world.bus, "path"]))
+            echo "APATH: $APATH"
+            \(lab.world.switchUser) \(lab.python) \(lab.script("foreign.py")) \(lab.world.bus) $APATH 2>&1 \
+              | sed 's/^\\([A-Z]*\\) /\\1: /'
+            echo "AFTER: \(lab.asUser(lab.appA, [lab.script("owner.py"), lab.world.bus, "secret"]))"
+            """)
+        let path = try #require(lines["APATH"], "\(context)")
+        #expect(path.hasPrefix("/org/freedesktop/secrets/collection/"), "\(context)")
+        for operation in ["GETSECRET", "SETSECRET", "LABEL", "ATTRIBUTES", "DELETE"] {
+            let outcome = try #require(lines[operation], "\(operation): \(context)")
+            #expect(
+                outcome == "ERROR org.freedesktop.Secret.Error.NoSuchObject",
+                "\(operation) on app A's item path: \(context)")
+        }
+        // GetSecrets answers with the secrets it could read: none.
+        #expect(lines["GETSECRETS"] == "OK ({},)", "\(context)")
+        #expect(lines["SEARCH"] == "OK ([], [])", "\(context)")
+        #expect(lines["AFTER"]?.contains("'secret-a')") == true, "app A's item changed: \(context)")
+        #expect(
+            lines["AFTER"]?.contains("overwritten") == false && lines["AFTER"]?.contains("renamed") == false,
+            "\(context)")
+    }
 }
