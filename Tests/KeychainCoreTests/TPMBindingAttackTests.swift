@@ -1,0 +1,135 @@
+import Foundation
+import KeychainTPM
+import TestSupport
+import Testing
+
+@testable import KeychainCore
+
+/// Attacks on the TPM bindings with the disk in hand: a rollback measured against the counter's interval, and a
+/// sealed device key altered byte by byte. Real swtpm, real keychains.
+@Suite(
+    "Attacks on the TPM bindings: the rollback window, a tampered sealed key",
+    .enabled(
+        if: SoftwareTPM.unavailableReason == nil && TPMContext.loadFailure() == nil,
+        "needs swtpm and libtss2 (scripts/bootstrap installs them)"))
+struct TPMBindingAttackTests {
+    private func open(_ directory: TemporaryDirectory, _ clock: TestClock, tpm tcti: String) throws -> Engine {
+        try DeviceKeyTPM.$tcti.withValue(tcti) { try TestKeychain.open(directory, clock) }
+    }
+
+    /// The high-water mark's sequence and the sequence its TPM counter was last advanced at (format 2: magic,
+    /// sequence, counter value, sequence at the last advance, tag).
+    private func mark(_ directory: TemporaryDirectory) throws -> (sequence: Int64, counter: Int64, advanced: Int64) {
+        let bytes = [UInt8](try Data(contentsOf: directory.keychain.appendingPathComponent("keychain.hwm")))
+        try #require(bytes.count == 48, "a mark of \(bytes.count) bytes")
+        func integer(_ offset: Int) -> Int64 {
+            bytes[offset..<offset + 8].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        }
+        return (integer(8), integer(16), integer(24))
+    }
+
+    /// Writes filler items until the mark is `offset` sequences past the counter's last advance.
+    private func write(_ engine: Engine, _ directory: TemporaryDirectory, untilOffset offset: Int64) throws {
+        var index = 0
+        while true {
+            let now = try mark(directory)
+            if now.sequence - now.advanced == offset { return }
+            try engine.addPassword("filler \(UUID())", "x")
+            index += 1
+            try #require(index < 200, "the mark never reached offset \(offset): \(now)")
+        }
+    }
+
+    /// Takes a copy when the mark is `offset` sequences past the counter's last advance, changes alice's password
+    /// and then makes `changes` changes in all, puts the copy back, and returns what reading alice then gives: the
+    /// password (the rollback went unnoticed) or the error.
+    private func rollBack(copiedAtOffset offset: Int64, changes: Int, tpm: SoftwareTPM) throws -> Result<
+        String, EngineError
+    > {
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        do {
+            let engine = try open(directory, clock, tpm: tpm.tcti)
+            try engine.addPassword("alice", "revoked")
+            try engine.addPassword("filler first", "x")
+            try write(engine, directory, untilOffset: offset)
+            try engine.checkpoint()
+        }
+        let copy = try TemporaryDirectory()
+        try FileManager.default.removeItem(at: copy.url)
+        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let before = try mark(directory)
+        do {
+            let engine = try open(directory, clock, tpm: tpm.tcti)
+            _ = try engine.update(
+                ItemQuery(itemClass: .genericPassword, attributes: genp("alice")),
+                with: ItemChanges(data: Data("rotated".utf8)), for: app)
+            for index in 1..<changes { try engine.addPassword("later \(index)", "x") }
+            try engine.checkpoint()
+        }
+        let after = try mark(directory)
+        try #require(after.sequence - before.sequence == Int64(changes), "\(before) → \(after)")
+        try FileManager.default.removeItem(at: directory.url)
+        try FileManager.default.copyItem(at: copy.url, to: directory.url)
+        do {
+            return .success(try open(directory, clock, tpm: tpm.tcti).password("alice"))
+        } catch let error as EngineError {
+            return .failure(error)
+        }
+    }
+
+    @Test(
+        "attack: a copy put back goes unnoticed exactly when the TPM counter did not advance since it was taken: up to 31 changes right after an advance, none across one"
+    )
+    func rollbackWindow() throws {
+        let tpm = try SoftwareTPM()
+        // Copied right after the counter advanced: 31 changes later, the copy (alice's revoked password) is served.
+        let unnoticed = try rollBack(copiedAtOffset: 0, changes: 31, tpm: tpm)
+        #expect(try unnoticed.get() == "revoked", "\(unnoticed)")
+        // One more change and the counter advanced: refused.
+        let across = try rollBack(copiedAtOffset: 0, changes: 32, tpm: tpm)
+        guard case .failure(let refused) = across else {
+            Issue.record("a copy 32 changes old was served: \(across)")
+            return
+        }
+        #expect(refused.code == .decode && refused.message.contains("rolled back"), "\(refused)")
+        // Copied just before an advance: a single change later the copy is refused.
+        let late = try rollBack(copiedAtOffset: 31, changes: 1, tpm: tpm)
+        guard case .failure(let lateRefusal) = late else {
+            Issue.record("a copy taken just before the counter advanced was served: \(late)")
+            return
+        }
+        #expect(lateRefusal.code == .decode && lateRefusal.message.contains("rolled back"), "\(lateRefusal)")
+    }
+
+    @Test(
+        "attack: every byte of a TPM-sealed device.key altered in turn opens nothing: the keychain refuses it with an error, never with another key"
+    )
+    func tamperedSealedKey() throws {
+        let tpm = try SoftwareTPM()
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        try open(directory, clock, tpm: tpm.tcti).addPassword("alice", "the secret")
+        let path = directory.keychain.appendingPathComponent("device.key")
+        let original = try Data(contentsOf: path)
+        #expect(Array(original.prefix(5)) == Array("SKDK".utf8) + [2])
+        var outcomes: [EngineError.Code: Int] = [:]
+        for offset in 0..<original.count {
+            var altered = original
+            altered[offset] ^= 0x01
+            try altered.write(to: path)
+            do {
+                let secret = try open(directory, clock, tpm: tpm.tcti).password("alice")
+                Issue.record("device.key with byte \(offset) altered opened the keychain (alice: \(secret))")
+            } catch let error as EngineError {
+                outcomes[error.code, default: 0] += 1
+            }
+        }
+        try original.write(to: path)
+        #expect(try open(directory, clock, tpm: tpm.tcti).password("alice") == "the secret")
+        // Every refusal says the key is damaged (errSecDecode) or the TPM's integrity check refused it (sealed by
+        // another TPM, or altered: errSecInvalidKeychain); none says the TPM is unreachable or busy
+        // (errSecInteractionNotAllowed, which a program would wait out), and none is a later failure.
+        #expect(Set(outcomes.keys).isSubset(of: [.decode, .invalidKeychain]), "\(outcomes)")
+    }
+}
