@@ -147,8 +147,10 @@ final class BusConnection {
     }
 
     /// Owns `name`, taking it from its owner when `replacing`; a name another provider holds is an error saying so.
-    func requestName(_ name: String, replacing: Bool) throws(BusFailure) {
-        var flags = UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT)
+    /// Another may take it in turn (`--replace`) only when `replaceable`: a walled service's name is not, since
+    /// whoever owned it would receive what every app stores.
+    func requestName(_ name: String, replacing: Bool, replaceable: Bool = true) throws(BusFailure) {
+        var flags = replaceable ? UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT) : 0
         if replacing { flags |= UInt64(SD_BUS_NAME_REPLACE_EXISTING) }
         let status = sd_bus_request_name(bus, name, flags)
         if status == -EEXIST {

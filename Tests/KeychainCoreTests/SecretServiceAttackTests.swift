@@ -246,4 +246,30 @@ struct SecretServiceAttackTests {
             lines["AFTER"]?.contains("overwritten") == false && lines["AFTER"]?.contains("renamed") == false,
             "\(context)")
     }
+
+    /// Asks the bus for `org.freedesktop.secrets`, replacing its owner and not queueing: prints RequestName's
+    /// answer (1: this program owns it now; 3: it exists and stays its owner's).
+    static let nameTakeoverScript = """
+        import sys
+        from jeepney import DBusAddress, new_method_call
+        from jeepney.io.blocking import open_dbus_connection
+        connection = open_dbus_connection(bus=sys.argv[1])
+        driver = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus", interface="org.freedesktop.DBus")
+        # DBUS_NAME_FLAG_REPLACE_EXISTING | DBUS_NAME_FLAG_DO_NOT_QUEUE
+        reply = connection.send_and_get_reply(
+            new_method_call(driver, "RequestName", "su", ("org.freedesktop.secrets", 6)), timeout=10)
+        print(reply.body[0])
+        """
+
+    @Test(
+        "Another program cannot take org.freedesktop.secrets from the walled service while it runs (it would receive what apps store)"
+    )
+    func nameNotTakenFromWalledService() throws {
+        let lab = try Lab(scripts: ["takeover.py": Self.nameTakeoverScript])
+        let (lines, context) = try lab.world.run(
+            """
+            echo "TAKEOVER: \(lab.asUser(lab.python, [lab.script("takeover.py"), lab.world.bus]))"
+            """)
+        #expect(lines["TAKEOVER"] == "3", "another program took the Secret Service's name: \(context)")
+    }
 }
