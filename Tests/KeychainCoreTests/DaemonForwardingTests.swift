@@ -190,6 +190,55 @@ struct DaemonForwardingTests {
         #expect(named.secret == nil, "the sandboxed app named the shared group and read it")
     }
 
+    @Test(
+        "A real bubblewrap sandbox as Flatpak makes it (/.flatpak-info by --ro-bind-data, mode 0600, the user's) is never the user's shared group, though keychaind's own user cannot read the file",
+        .enabled(if: Wall.tool("bwrap") != nil, "skipped: bubblewrap is not installed (Debian's bubblewrap)"))
+    func bubblewrapSandboxWalledOff() throws {
+        let world = try World()
+        #expect(try world.lab.line(world.plain, as: world.user, ["add", "shared", "secret-shared"]).code == nil)
+        let info = world.lab.apps.file("flatpak-info")
+        try Data("[Application]\nname=org.example.Sandboxed\nruntime=runtime/x/y/z\n".utf8).write(to: info)
+        chmod(info.path, 0o644)
+        let bwrap = try #require(Wall.tool("bwrap"))
+        // Flatpak's own arguments for the file: its bytes on a descriptor, bound read-only at /.flatpak-info.
+        let script =
+            "exec 3<\(info.path); exec \(bwrap) --unshare-user --unshare-pid --die-with-parent --tmpfs / "
+            + "--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 "
+            + "--proc /proc --dev /dev --ro-bind-data 3 /.flatpak-info /usr/bin/sleep 60"
+        let command = world.user.command(["/bin/sh", "-c", script])
+        let sandbox = try SpawnedProcess(
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: [:])
+        // The sandboxed process: bubblewrap's descendant running sleep.
+        var sandboxed: Int32?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while sandboxed == nil, ContinuousClock.now < deadline {
+            sandboxed = Self.descendant(of: sandbox.pid, running: "/usr/bin/sleep")
+            if sandboxed == nil { usleep(10_000) }
+        }
+        let pid = try #require(sandboxed, "the sandbox did not start: \(sandbox.readErrors())")
+        var info2 = stat()
+        #expect(stat("/proc/\(pid)/root/.flatpak-info", &info2) == 0 && info2.st_mode & 0o777 == 0o600)
+        let described = try world.ask(world.service, for: "\(pid)", ["describe"])
+        #expect(described.accessGroups != [Self.unregistered], "a Flatpak app was taken for the user's programs")
+        #expect(described.applicationIdentifier?.hasPrefix("swift-keychain.flatpak.") == true, "\(described)")
+        let shared = try world.ask(world.service, for: "\(pid)", ["get", "shared"])
+        #expect(shared.secret == nil, "the sandboxed app read the user's shared group")
+    }
+
+    /// A descendant of `pid` whose executable is `program`.
+    private static func descendant(of pid: Int32, running program: String) -> Int32? {
+        let children =
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8))?
+            .split(separator: " ").compactMap { Int32($0) } ?? []
+        for child in children {
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/exe")) == program {
+                return child
+            }
+            if let found = descendant(of: child, running: program) { return found }
+        }
+        return nil
+    }
+
     @Test("A .flatpak-info names an app only when its id is valid; anything else is the unidentified sandbox")
     func sandboxApplicationIDs() {
         #expect(SandboxedApp.applicationID(in: "[Application]\nname=org.gnome.Evince\n") == "org.gnome.Evince")
