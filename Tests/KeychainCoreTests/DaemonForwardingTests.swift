@@ -225,6 +225,52 @@ struct DaemonForwardingTests {
         #expect(shared.secret == nil, "the sandboxed app read the user's shared group")
     }
 
+    @Test(
+        "Documented: a program of the user fakes a sandbox (a user namespace, a root of its own holding a .flatpak-info) and is taken for the app it names, reaching that app's group",
+        .enabled(if: Wall.tool("unshare") != nil, "skipped: unshare is not installed"))
+    func fakedSandboxTakenForTheApp() throws {
+        let world = try World()
+        // The app's item, written for a real sandboxed process (root-made, as bubblewrap leaves it).
+        let root = try TemporaryDirectory(prefix: "kcw-sandbox")
+        chmod(root.url.path, 0o755)
+        try Data("[Application]\nname=org.example.Victim\n".utf8).write(to: root.file(".flatpak-info"))
+        let python = try #require(Wall.tool("python3"), "python3 is not installed")
+        let victim = try SpawnedProcess(
+            URL(fileURLWithPath: python),
+            [
+                "-c",
+                "import os, sys, time; os.chroot(sys.argv[1]); os.setgroups([]); os.setgid(int(sys.argv[3])); "
+                    + "os.setuid(int(sys.argv[2])); time.sleep(60)",
+                root.url.path, "\(world.user.uid)", "\(world.user.gid)",
+            ], environment: [:])
+        var deadline = ContinuousClock.now + .seconds(10)
+        while ProcessFacts.userID(pid: victim.pid) != world.user.uid, ContinuousClock.now < deadline { usleep(10_000) }
+        #expect(try world.ask(world.service, for: "\(victim.pid)", ["add", "of-victim", "secret-victim"]).code == nil)
+        // The user's own program, unprivileged: a user namespace, a tmpfs root with the system bound in, and a
+        // .flatpak-info of its choosing.
+        let script =
+            "R=$(mktemp -d) && mount -t tmpfs none $R && for d in usr etc proc dev; do mkdir -p $R/$d && "
+            + "mount --rbind /$d $R/$d; done && ln -s usr/bin $R/bin && ln -s usr/lib $R/lib && "
+            + "ln -s usr/lib64 $R/lib64 && printf '[Application]\\nname=org.example.Victim\\n' > $R/.flatpak-info && "
+            + "exec chroot $R /usr/bin/sleep 60"
+        let command = world.user.command([try #require(Wall.tool("unshare")), "-Urm", "/bin/sh", "-c", script])
+        let faker = try SpawnedProcess(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: [:])
+        var fake: Int32?
+        deadline = ContinuousClock.now + .seconds(10)
+        while fake == nil, ContinuousClock.now < deadline {
+            // Its executable's path is one of its own mount namespace: its name tells it runs sleep.
+            if (try? String(contentsOfFile: "/proc/\(faker.pid)/comm", encoding: .utf8)) == "sleep\n" {
+                fake = faker.pid
+            } else {
+                usleep(10_000)
+            }
+        }
+        let pid = try #require(fake, "the fake sandbox did not start")
+        let described = try world.ask(world.service, for: "\(pid)", ["describe"])
+        #expect(described.applicationIdentifier == "swift-keychain.flatpak.org.example.Victim", "\(described)")
+        #expect(try world.ask(world.service, for: "\(pid)", ["get", "of-victim"]).secret == "secret-victim")
+    }
+
     /// A descendant of `pid` whose executable is `program`.
     private static func descendant(of pid: Int32, running program: String) -> Int32? {
         let children =
