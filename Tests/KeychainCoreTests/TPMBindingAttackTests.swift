@@ -132,4 +132,50 @@ struct TPMBindingAttackTests {
         // (errSecInteractionNotAllowed, which a program would wait out), and none is a later failure.
         #expect(Set(outcomes.keys).isSubset(of: [.decode, .invalidKeychain]), "\(outcomes)")
     }
+
+    @Test(
+        "Documented: with the machine itself (its disk and its TPM, booted into anything: the key is bound to no PCR) and the lockout hierarchy's authorization empty, as most machines ship, the lockout is lifted between guesses and the passcode falls to guessing at the TPM's pace",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_pcrextend"),
+            "needs tpm2-tools (scripts/bootstrap installs them)"))
+    func stolenMachineGuessing() throws {
+        let tpm = try SoftwareTPM()
+        let context = try DeviceKeyTPM.sharedContext(tcti: tpm.tcti)
+        // A strict lockout: three failures, no recovery for 1000 s.
+        try context.setDictionaryAttackParameters(maximumTries: 3, recoveryTime: 1000, lockoutRecovery: 1000)
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        do {
+            let engine = try open(directory, clock, tpm: tpm.tcti)
+            try engine.addPassword("alice", "the secret", [.accessible: .string("ak")])
+            try engine.setPasscode("7391", current: nil)
+        }
+        // Another operating system boots: every PCR of the boot chain measures something else.
+        for pcr in 0...7 {
+            let extended = try StressProcess.runExecutable(
+                URL(fileURLWithPath: "/usr/bin/tpm2_pcrextend"),
+                ["-T", tpm.tcti, "\(pcr):sha256=" + String(repeating: "ab", count: 32)])
+            try #require(extended.status == 0, "\(extended.errors)")
+        }
+        let engine = try open(directory, clock, tpm: tpm.tcti)
+        #expect(status { _ = try engine.password("alice") } == .interactionNotAllowed)
+        var lockoutsLifted = 0
+        var found: String?
+        for guess in (0..<12).map({ String(format: "%04d", $0 * 1111 % 10000) }) + ["7391"] {
+            while true {
+                let outcome = status { try engine.unlock(passcode: guess) }
+                if outcome == nil { found = guess }
+                guard outcome == .interactionNotAllowed else { break }
+                // Locked out by the TPM, or made to wait by the keybag: lift the one, wait out the other.
+                try context.resetDictionaryAttackLockout()
+                lockoutsLifted += 1
+                clock.advance(by: 24 * 3600)
+                try #require(lockoutsLifted < 100, "the guessing never went on")
+            }
+            if found != nil { break }
+        }
+        #expect(found == "7391")
+        #expect(lockoutsLifted > 0, "the TPM never locked out")
+        #expect(try engine.password("alice") == "the secret")
+    }
 }
