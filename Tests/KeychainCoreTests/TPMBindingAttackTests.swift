@@ -178,4 +178,47 @@ struct TPMBindingAttackTests {
         #expect(lockoutsLifted > 0, "the TPM never locked out")
         #expect(try engine.password("alice") == "the secret")
     }
+
+    @Test(
+        "Documented: whoever can use the TPM's owner hierarchy (its authorization empty, as most machines ship) undefines the keychain's counters, and a copy put back long after is then served",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_nvundefine"),
+            "needs tpm2-tools (scripts/bootstrap installs them)"))
+    func countersUndefined() throws {
+        let tpm = try SoftwareTPM()
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        do {
+            let engine = try open(directory, clock, tpm: tpm.tcti)
+            try engine.addPassword("alice", "revoked")
+            try engine.checkpoint()
+        }
+        let copy = try TemporaryDirectory()
+        try FileManager.default.removeItem(at: copy.url)
+        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        do {
+            let engine = try open(directory, clock, tpm: tpm.tcti)
+            _ = try engine.update(
+                ItemQuery(itemClass: .genericPassword, attributes: genp("alice")),
+                with: ItemChanges(data: Data("rotated".utf8)), for: app)
+            for index in 0..<100 { try engine.addPassword("later \(index)", "x") }
+            try engine.checkpoint()
+        }
+        try FileManager.default.removeItem(at: directory.url)
+        try FileManager.default.copyItem(at: copy.url, to: directory.url)
+        // Refused while the counters stand.
+        #expect(status { _ = try open(directory, clock, tpm: tpm.tcti).password("alice") } == .decode)
+        let deviceKey = try #require(
+            try DeviceKeyTPM.$tcti.withValue(tpm.tcti) {
+                try DeviceKey.existing(in: KeychainDirectory(url: directory.keychain))
+            })
+        let indices = try TPMCounterBinding.counterIndices(for: deviceKey)
+        for index in [indices.highWaterMark, indices.attempts] {
+            let undefined = try StressProcess.runExecutable(
+                URL(fileURLWithPath: "/usr/bin/tpm2_nvundefine"),
+                ["-T", tpm.tcti, "-C", "o", "0x" + String(index, radix: 16)])
+            try #require(undefined.status == 0, "\(undefined.errors)")
+        }
+        #expect(try open(directory, clock, tpm: tpm.tcti).password("alice") == "revoked")
+    }
 }
