@@ -180,7 +180,7 @@ struct TPMBindingAttackTests {
     }
 
     @Test(
-        "Documented: whoever can use the TPM's owner hierarchy (its authorization empty, as most machines ship) undefines the keychain's counters, and a copy put back long after is then served",
+        "attack: whoever can use the TPM's owner hierarchy (its authorization empty, as most machines ship) undefines the keychain's counters: a copy put back long after is still refused (the counter defined anew starts at the highest value any had)",
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_nvundefine"),
             "needs tpm2-tools (scripts/bootstrap installs them)"))
@@ -219,6 +219,58 @@ struct TPMBindingAttackTests {
                 ["-T", tpm.tcti, "-C", "o", "0x" + String(index, radix: 16)])
             try #require(undefined.status == 0, "\(undefined.errors)")
         }
-        #expect(try open(directory, clock, tpm: tpm.tcti).password("alice") == "revoked")
+        let refused = #expect(throws: EngineError.self) { try open(directory, clock, tpm: tpm.tcti).password("alice") }
+        #expect(
+            refused?.code == .decode && refused?.message.contains("rolled back") == true,
+            "\(String(describing: refused))")
+    }
+
+    /// Undefines the keychain's two counters in `tpm` (the owner hierarchy's authorization empty).
+    private func undefineCounters(_ directory: TemporaryDirectory, _ tpm: SoftwareTPM) throws {
+        let deviceKey = try #require(
+            try DeviceKeyTPM.$tcti.withValue(tpm.tcti) {
+                try DeviceKey.existing(in: KeychainDirectory(url: directory.keychain))
+            })
+        let indices = try TPMCounterBinding.counterIndices(for: deviceKey)
+        for index in [indices.highWaterMark, indices.attempts] {
+            let undefined = try StressProcess.runExecutable(
+                URL(fileURLWithPath: "/usr/bin/tpm2_nvundefine"),
+                ["-T", tpm.tcti, "-C", "o", "0x" + String(index, radix: 16)])
+            try #require(undefined.status == 0, "\(undefined.errors)")
+        }
+    }
+
+    @Test(
+        "attack: the counters undefined and an earlier sealed failed-passcode count written back: still read as tampering, not a reset",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_nvundefine"),
+            "needs tpm2-tools (scripts/bootstrap installs them)"))
+    func attemptsWrittenBackAfterUndefine() throws {
+        let tpm = try SoftwareTPM()
+        try DeviceKeyTPM.sharedContext(tcti: tpm.tcti).setDictionaryAttackParameters(
+            maximumTries: 100, recoveryTime: 1, lockoutRecovery: 1)
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        try open(directory, clock, tpm: tpm.tcti).setPasscode("1234", current: nil)
+        let path = KeychainDirectory(url: directory.keychain).databasePath
+        let columns = "failed_attempts, retry_after, erase_after"
+        let saved = try Database(path: path).first("SELECT \(columns) FROM keybag") { row in
+            [SQLValue.integer(row.integer(0)), .real(row.real(1)), .integer(row.integer(2))]
+        }
+        let seal = try Database(path: path).first("SELECT wrapped FROM class_keys WHERE name = 'attempts'") {
+            $0.blob(0)
+        }
+        let engine = try open(directory, clock, tpm: tpm.tcti)
+        for _ in 1...5 { #expect(status { try engine.unlock(passcode: "0000") } == .authFailed) }
+        try undefineCounters(directory, tpm)
+        let database = try Database(path: path)
+        try database.run("UPDATE keybag SET failed_attempts = ?, retry_after = ?, erase_after = ?", try #require(saved))
+        try database.run(
+            "UPDATE class_keys SET wrapped = ? WHERE name = 'attempts'", [(seal ?? nil).map { .blob($0) } ?? .null])
+        let reopened = try open(directory, clock, tpm: tpm.tcti)
+        let outcomes = [
+            status { try reopened.unlock(passcode: "1234") }, status { try reopened.unlock(passcode: "1234") },
+        ]
+        #expect(outcomes == [.decode, .interactionNotAllowed], "\(outcomes)")
     }
 }
