@@ -273,4 +273,49 @@ struct TPMBindingAttackTests {
         ]
         #expect(outcomes == [.decode, .interactionNotAllowed], "\(outcomes)")
     }
+
+    @Test(
+        "attack: the high-water mark's counter undefined and an ordinary NV index defined in its place, holding the value the copy recorded: the copy is still refused",
+        .enabled(
+            if: ["tpm2_nvundefine", "tpm2_nvdefine", "tpm2_nvwrite"].allSatisfy {
+                FileManager.default.isExecutableFile(atPath: "/usr/bin/\($0)")
+            }, "needs tpm2-tools (scripts/bootstrap installs them)"))
+    func counterReplacedByOrdinaryIndex() throws {
+        let tpm = try SoftwareTPM()
+        let directory = try TemporaryDirectory()
+        let clock = TestClock()
+        do {
+            let engine = try open(directory, clock, tpm: tpm.tcti)
+            try engine.addPassword("alice", "revoked")
+            try engine.checkpoint()
+        }
+        let copy = try TemporaryDirectory()
+        try FileManager.default.removeItem(at: copy.url)
+        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let recorded = try mark(copy).counter
+        do {
+            let engine = try open(directory, clock, tpm: tpm.tcti)
+            for index in 0..<100 { try engine.addPassword("later \(index)", "x") }
+        }
+        try FileManager.default.removeItem(at: directory.url)
+        try FileManager.default.copyItem(at: copy.url, to: directory.url)
+        let deviceKey = try #require(
+            try DeviceKeyTPM.$tcti.withValue(tpm.tcti) {
+                try DeviceKey.existing(in: KeychainDirectory(url: directory.keychain))
+            })
+        let index = "0x" + String(try TPMCounterBinding.counterIndices(for: deviceKey).highWaterMark, radix: 16)
+        let value = copy.url.appendingPathComponent("value")
+        try Data((0..<8).reversed().map { UInt8(truncatingIfNeeded: recorded >> ($0 * 8)) }).write(to: value)
+        for arguments in [
+            ["tpm2_nvundefine", "-T", tpm.tcti, "-C", "o", index],
+            ["tpm2_nvdefine", "-T", tpm.tcti, "-C", "o", "-s", "8", "-a", "ownerread|ownerwrite|no_da", index],
+            ["tpm2_nvwrite", "-T", tpm.tcti, "-C", "o", "-i", value.path, index],
+        ] {
+            let ran = try StressProcess.runExecutable(
+                URL(fileURLWithPath: "/usr/bin/" + arguments[0]), Array(arguments.dropFirst()))
+            try #require(ran.status == 0, "\(arguments[0]): \(ran.errors)")
+        }
+        let refused = #expect(throws: EngineError.self) { try open(directory, clock, tpm: tpm.tcti).password("alice") }
+        #expect(refused?.message.contains("is not a counter") == true, "\(String(describing: refused))")
+    }
 }
