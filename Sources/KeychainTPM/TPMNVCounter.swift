@@ -142,7 +142,7 @@ extension TPMSession {
         let type = (attributes & TPMA_NV(TPMA_NV_TPM2_NT_MASK)) >> TPMA_NV(TPMA_NV_TPM2_NT_SHIFT)
         guard type == TPMA_NV(TPM2_NT_COUNTER) else {
             throw TPMError(
-                .failed,
+                .invalidBlob,
                 "the NV index 0x\(String(counter.index, radix: 16)) is not a counter (its type is \(type)): it was "
                     + "undefined and defined again as another kind, so its value proves nothing")
         }
