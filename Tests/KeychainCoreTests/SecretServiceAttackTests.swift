@@ -329,12 +329,9 @@ struct SecretServiceAttackTests {
         """
 
     @Test(
-        "A program of the user that runs the user's bus (it replaced the bus daemon, or controls it) is not taken for app A by claiming A's process for its own connection",
-        .disabled(
-            "breaks on main, no contained fix: the service takes each caller's process from the bus daemon, a program of the user that another program of the user can replace (kill it, listen on /run/user/UID/bus) or control (ptrace, LD_PRELOAD); see the red-team report"
-        ),
+        "Documented: a program of the user that runs the user's bus (it replaced the bus daemon, or controls it) is taken for app A by claiming A's process for its own connection",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "skipped: no C compiler (cc)"))
-    func lyingBusRefused() throws {
+    func lyingBusTakenForTheApp() throws {
         let lab = try Lab(scripts: ["shim.c": Self.lyingBusShim, "thief.py": Self.lyingBusThiefScript])
         let shim = lab.world.lab.apps.file("lie.so").path
         let built = try Wall.run(["/usr/bin/cc", "-shared", "-fPIC", "-o", shim, lab.script("shim.c"), "-ldl"])
@@ -354,6 +351,7 @@ struct SecretServiceAttackTests {
             """,
             busPrefix: "/usr/bin/env LD_PRELOAD=\(shim) LIE_FILE=\(lie)")
         let thief = try #require(lines["THIEF"], "\(context)")
-        #expect(!thief.contains("secret-a"), "a program running the bus was taken for app A: \(context)")
+        // What the README says plainly: the bus is trusted to say which process sent a call.
+        #expect(thief.contains("READ ['secret-a']"), "\(context)")
     }
 }
