@@ -33,6 +33,7 @@ static struct {
     TSS2_RC (*Esys_NV_Increment)(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3);
     TSS2_RC (*Esys_NV_UndefineSpace)(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3);
     TSS2_RC (*Esys_NV_Read)(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT16 size, UINT16 offset, TPM2B_MAX_NV_BUFFER **data);
+    TSS2_RC (*Esys_NV_ReadPublic)(ESYS_CONTEXT *esysContext, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, TPM2B_NV_PUBLIC **nvPublic, TPM2B_NAME **nvName);
     TSS2_RC (*Esys_DictionaryAttackParameters)(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT32 newMaxTries, UINT32 newRecoveryTime, UINT32 lockoutRecovery);
     TSS2_RC (*Esys_DictionaryAttackLockReset)(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3);
     TSS2_RC (*Tss2_MU_TPM2B_PUBLIC_Marshal)(TPM2B_PUBLIC const *src, uint8_t buffer[], size_t buffer_size, size_t *offset);
@@ -101,6 +102,7 @@ static void load(void) {
     RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_Increment);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_UndefineSpace);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_Read);
+    RESOLVE(esys, "libtss2-esys.so.0", Esys_NV_ReadPublic);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_DictionaryAttackParameters);
     RESOLVE(esys, "libtss2-esys.so.0", Esys_DictionaryAttackLockReset);
     RESOLVE(tctildr, "libtss2-tctildr.so.0", Tss2_TctiLdr_Initialize);
@@ -145,6 +147,7 @@ TSS2_RC ck_Esys_NV_DefineSpace(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ES
 TSS2_RC ck_Esys_NV_Increment(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3) { return tss2.Esys_NV_Increment(esysContext, authHandle, nvIndex, shandle1, shandle2, shandle3); }
 TSS2_RC ck_Esys_NV_UndefineSpace(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3) { return tss2.Esys_NV_UndefineSpace(esysContext, authHandle, nvIndex, shandle1, shandle2, shandle3); }
 TSS2_RC ck_Esys_NV_Read(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT16 size, UINT16 offset, TPM2B_MAX_NV_BUFFER **data) { return tss2.Esys_NV_Read(esysContext, authHandle, nvIndex, shandle1, shandle2, shandle3, size, offset, data); }
+TSS2_RC ck_Esys_NV_ReadPublic(ESYS_CONTEXT *esysContext, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, TPM2B_NV_PUBLIC **nvPublic, TPM2B_NAME **nvName) { return tss2.Esys_NV_ReadPublic(esysContext, nvIndex, shandle1, shandle2, shandle3, nvPublic, nvName); }
 TSS2_RC ck_Esys_DictionaryAttackParameters(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3, UINT32 newMaxTries, UINT32 newRecoveryTime, UINT32 lockoutRecovery) { return tss2.Esys_DictionaryAttackParameters(esysContext, lockHandle, shandle1, shandle2, shandle3, newMaxTries, newRecoveryTime, lockoutRecovery); }
 TSS2_RC ck_Esys_DictionaryAttackLockReset(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1, ESYS_TR shandle2, ESYS_TR shandle3) { return tss2.Esys_DictionaryAttackLockReset(esysContext, lockHandle, shandle1, shandle2, shandle3); }
 TSS2_RC ck_Tss2_MU_TPM2B_PUBLIC_Marshal(TPM2B_PUBLIC const *src, uint8_t buffer[], size_t buffer_size, size_t *offset) { return tss2.Tss2_MU_TPM2B_PUBLIC_Marshal(src, buffer, buffer_size, offset); }

@@ -49,9 +49,9 @@ package struct Principal: Equatable, Sendable {
     /// service's (only root's service may speak for any user).
     ///
     /// A registered app's identity needs the app's setgid group held as only the setgid exec gives it
-    /// (``ProcessGroups/holdsOnlyBySetgidExec(_:)``), as for a direct client; what a direct client's message adds
-    /// (the group it was sent with) the service cannot give: its bus reports the process, not the group it held
-    /// when it wrote.
+    /// (``ProcessGroups/holdsOnlyBySetgidExec(_:)``), as for a direct client, and held already when the process
+    /// reached the service (``ForwardedProcess/groups``, the bus's word): a program that connected and then exec'd
+    /// the app, keeping the connection in a child, had not.
     static func resolve(
         forwarded process: ForwardedProcess, by service: Principal, registry: AppRegistry
     ) throws(EngineError) -> Principal {
@@ -72,8 +72,11 @@ package struct Principal: Equatable, Sendable {
                 "the process \(process.pid) belongs to user \(uid), not to the service's user \(service.uid)")
         }
         if uid == 0 { return root }
+        // The group the message "came with": the effective group, when the process held it already when it reached
+        // the service; else none (no gid is UInt32.max), so no registration matches.
         let principal = identify(
-            pid: process.pid, uid: uid, process: handle, registry: registry, sentGroup: { $0.groups.effective })
+            pid: process.pid, uid: uid, process: handle, registry: registry,
+            sentGroup: { process.groups.contains($0.groups.effective) ? $0.groups.effective : UInt32.max })
         // The process's name held throughout: the pid was not freed and given to another meanwhile.
         guard process.isCurrent() else {
             throw EngineError(

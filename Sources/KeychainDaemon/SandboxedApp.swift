@@ -26,12 +26,23 @@ struct SandboxedApp: Equatable {
 
     /// The sandbox `pid` runs in, or `nil` when it runs in none (or `/proc` hides its root: then it is taken for
     /// what it would be without one, as before sandboxes were told apart).
+    ///
+    /// A root holding a `/.flatpak-info` this daemon may not read is still a sandbox, one that names no app: Flatpak's
+    /// file is bubblewrap's `--ro-bind-data`, created mode 0600 and the user's, which keychaind's own user cannot
+    /// open — taking it for no sandbox would give every Flatpak app the user's shared group.
     static func of(pid: Int32, procRoot: String = "/proc") -> SandboxedApp? {
+        // Whether this daemon may look into the process's root at all (it may not into a process it cannot trace).
+        var root = stat()
+        guard stat("\(procRoot)/\(pid)/root/", &root) == 0 else { return nil }
         let path = "\(procRoot)/\(pid)/root/.flatpak-info"
         // The file itself, not a link the sandbox's maker planted; a short read: the file is a few hundred bytes.
-        guard let file = try? FileDescriptor<EngineError>.openIfExists(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
-            return nil
+        let opened: FileDescriptor<EngineError>?
+        do {
+            opened = try FileDescriptor<EngineError>.openIfExists(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        } catch {
+            return SandboxedApp(applicationID: nil)
         }
+        guard let file = opened else { return nil }
         guard let bytes = try? file.readBytes(count: 16 * 1024) else { return SandboxedApp(applicationID: nil) }
         return SandboxedApp(applicationID: applicationID(in: String(decoding: bytes, as: UTF8.self)))
     }

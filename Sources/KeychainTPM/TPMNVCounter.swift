@@ -109,6 +109,7 @@ extension TPMSession {
     }
 
     fileprivate func read(_ counter: TPMNVCounter, handle: ESYS_TR) throws(TPMError) -> UInt64 {
+        try ensureCounter(counter, handle: handle)
         var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
         try TPMError.check(
             ck_Esys_NV_Read(
@@ -121,5 +122,29 @@ extension TPMSession {
         }
         // TPM counters are big-endian.
         return TPMBuffers.bytes(of: data.pointee.buffer, size: 8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// Throws unless the index is a counter: whoever holds the owner hierarchy could otherwise undefine it and define
+    /// an ordinary index in its place, holding whatever value they write (a counter defined anew starts at the
+    /// highest value any counter had, and only rises).
+    private func ensureCounter(_ counter: TPMNVCounter, handle: ESYS_TR) throws(TPMError) {
+        var nvPublic: UnsafeMutablePointer<TPM2B_NV_PUBLIC>?
+        var name: UnsafeMutablePointer<TPM2B_NAME>?
+        try TPMError.check(
+            ck_Esys_NV_ReadPublic(
+                esys, handle, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &nvPublic, &name),
+            "reading the public area of the TPM counter at NV index 0x\(String(counter.index, radix: 16))")
+        defer {
+            free(nvPublic)
+            free(name)
+        }
+        let attributes = nvPublic?.pointee.nvPublic.attributes ?? 0
+        let type = (attributes & TPMA_NV(TPMA_NV_TPM2_NT_MASK)) >> TPMA_NV(TPMA_NV_TPM2_NT_SHIFT)
+        guard type == TPMA_NV(TPM2_NT_COUNTER) else {
+            throw TPMError(
+                .invalidBlob,
+                "the NV index 0x\(String(counter.index, radix: 16)) is not a counter (its type is \(type)): it was "
+                    + "undefined and defined again as another kind, so its value proves nothing")
+        }
     }
 }

@@ -9,7 +9,8 @@ package enum DaemonCoding {
     /// writes answer what they stored and the change sequence they took, and file keys travel as keys. Version 5:
     /// keys are used where they are stored (`useKey`). Version 6: a registered service may ask for a process it
     /// speaks for (``DaemonEnvelope/forwarded``), and the sync verbs reach the keychain the daemon serves (`sync`).
-    /// Version 7: a copy may continue a listing after an item (``ItemQuery/startingAfter``: a backup reads in pages).
+    /// Version 7: a query may continue a listing after an item (``ItemQuery/startingAfter``: a backup reads in pages),
+    /// and a forwarded process carries the groups it reached the service with (``ForwardedProcess/groups``).
     package static let version = 7
 
     /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused. The

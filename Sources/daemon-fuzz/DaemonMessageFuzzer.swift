@@ -134,9 +134,10 @@ private func makeSamples() -> [[UInt8]] {
                 DaemonEnvelope(
                     user: 0, caller: Caller.administrator(defaultGroup: "TEAM.admin"),
                     request: .backend(.add(newItem))),
-                // A registered service asking for another process (protocol 6).
+                // A registered service asking for another process (protocol 6; its groups since 7).
                 DaemonEnvelope(
-                    forwarded: ForwardedProcess(pid: 4242, startTime: 123_456), request: .backend(.copyMatching(query))),
+                    forwarded: ForwardedProcess(pid: 4242, startTime: 123_456, groups: [1000, 27]),
+                    request: .backend(.copyMatching(query))),
             ]
         let encoded = try requests.map { request throws(EngineError) in
             try DaemonCoding.encode(DaemonEnvelope(request: request))

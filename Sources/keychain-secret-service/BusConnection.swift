@@ -63,6 +63,36 @@ final class BusConnection {
             guard sd_bus_creds_get_pid(credentials, &pid) >= 0, pid > 0 else { return nil }
             return pid
         }
+        identities.connectionGroups = { name in BusConnection.connectionGroups(of: name, on: bus) }
+    }
+
+    /// The groups the bus daemon recorded for `name` when it connected (`UnixGroupIDs` of
+    /// `GetConnectionCredentials`: the effective group and the supplementary ones, from the kernel), asked of the
+    /// bus itself: sd-bus's credentials would fill missing fields from `/proc`, which tells the groups now.
+    private static func connectionGroups(of name: String, on bus: OpaquePointer) -> [UInt32]? {
+        var call: OpaquePointer?
+        guard
+            sd_bus_message_new_method_call(
+                bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                "GetConnectionCredentials") >= 0, let call
+        else { return nil }
+        defer { sd_bus_message_unref(call) }
+        var reply: OpaquePointer?
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        defer { sd_bus_error_free(&error) }
+        guard (try? BusMessage(handle: call).append(name)) != nil, sd_bus_call(bus, call, 0, &error, &reply) >= 0,
+            let reply
+        else { return nil }
+        defer { sd_bus_message_unref(reply) }
+        let message = BusMessage(handle: reply)
+        var groups: [UInt32]?
+        try? message.readArray(of: "{sv}") { () throws(BusFailure) in
+            _ = try message.enter("e", "sv") { () throws(BusFailure) in
+                guard try message.readString() == "UnixGroupIDs" else { return try message.skip("v") }
+                _ = try message.enter("v", "au") { () throws(BusFailure) in groups = try message.readGroups() }
+            }
+        }
+        return groups
     }
 
     /// The bus daemon's process id, as the kernel gave it when this connection was made.
@@ -117,8 +147,10 @@ final class BusConnection {
     }
 
     /// Owns `name`, taking it from its owner when `replacing`; a name another provider holds is an error saying so.
-    func requestName(_ name: String, replacing: Bool) throws(BusFailure) {
-        var flags = UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT)
+    /// Another may take it in turn (`--replace`) only when `replaceable`: a walled service's name is not, since
+    /// whoever owned it would receive what every app stores.
+    func requestName(_ name: String, replacing: Bool, replaceable: Bool = true) throws(BusFailure) {
+        var flags = replaceable ? UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT) : 0
         if replacing { flags |= UInt64(SD_BUS_NAME_REPLACE_EXISTING) }
         let status = sd_bus_request_name(bus, name, flags)
         if status == -EEXIST {

@@ -77,6 +77,15 @@ struct BusMessage {
         return result
     }
 
+    /// An array of 32-bit unsigned integers (`au`), such as group ids.
+    func readGroups() throws(BusFailure) -> [UInt32] {
+        var pointer: UnsafeRawPointer?
+        var size = 0
+        try check(sd_bus_message_read_array(handle, CChar(UInt8(ascii: "u")), &pointer, &size), "an array of u")
+        guard let pointer, size > 0 else { return [] }
+        return (0..<size / 4).map { pointer.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self) }
+    }
+
     /// The type of the next value and its contents signature.
     func peek() -> (type: Character, contents: String) {
         var type: CChar = 0

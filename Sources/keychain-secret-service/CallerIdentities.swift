@@ -32,6 +32,10 @@ final class CallerIdentities {
     var currentSender: () -> String? = { nil }
     /// The process id the bus reports for a unique name (set by the connection).
     var processID: (String) -> Int32? = { _ in nil }
+    /// The groups (effective and supplementary) the bus recorded for a unique name when it connected (set by the
+    /// connection): keychaind takes the process for a registered app only if it held the app's group then, not
+    /// only now (a program that connected and then exec'd the app would otherwise be the app).
+    var connectionGroups: (String) -> [UInt32]? = { _ in nil }
     /// Told of the service's writes of its own records (collections, aliases), which are no items: the change feed
     /// then signals none of them (set by main to the feed's follower).
     var recordWritten: ((_ member: String, _ path: String) -> Void)?
@@ -130,7 +134,9 @@ final class CallerIdentities {
     }
 
     private func resolve(_ sender: String, daemon: DaemonClient) throws(EngineError) -> Identity {
-        guard let pid = processID(sender), let process = ForwardedProcess.running(pid: pid),
+        // Without the bus's word on the groups, the process is forwarded with none: never a registered app.
+        let groups = connectionGroups(sender) ?? []
+        guard let pid = processID(sender), let process = ForwardedProcess.running(pid: pid, groups: groups),
             // Still the same process behind the name: its pid was not freed and reused while it was named.
             processID(sender) == pid, process.isCurrent()
         else {

@@ -46,9 +46,12 @@ extension SecretService {
         return secret
     }
 
-    /// The key of an open session (`nil` for a plain one); an unknown session is Secret.Error.NoSession.
+    /// The key of an open session (`nil` for a plain one); an unknown session, or one another connection opened, is
+    /// Secret.Error.NoSession.
     func session(_ path: String) throws(BusFailure) -> EncryptedSession? {
-        guard let session = sessions[path] else {
+        guard let session = sessions[path], let owner = sessionOwners[path],
+            owner == store.identities.currentSender()
+        else {
             throw BusFailure(name: "org.freedesktop.Secret.Error.NoSession", message: "no such session: \(path)")
         }
         return session

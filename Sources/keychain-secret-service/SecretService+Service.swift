@@ -76,6 +76,9 @@ extension SecretService {
     private func openSession(_ call: BusMessage, reply: BusMessage) throws(BusFailure) {
         let algorithm = try call.readString()
         let path = "\(Self.root)/session/\(nextSession)"
+        guard let opener = store.identities.currentSender() else {
+            throw BusFailure(name: "org.freedesktop.DBus.Error.Failed", message: "OpenSession: a call without a sender")
+        }
         switch algorithm {
         case "plain":
             try call.skip("v")
@@ -95,6 +98,7 @@ extension SecretService {
             throw .notSupported(
                 "the session algorithm \(algorithm) is not supported (plain, dh-ietf1024-sha256-aes128-cbc-pkcs7)")
         }
+        sessionOwners[path] = opener
         nextSession += 1
         try reply.append(path, as: "o")
     }

@@ -28,6 +28,10 @@ final class SecretService {
     let prompter: any SecretPrompter
     /// The open sessions by path: a plain one has no key.
     var sessions: [String: EncryptedSession?] = [:]
+    /// The unique bus name that opened each session. A session serves only its opener: every program of the user
+    /// may watch the bus (BecomeMonitor), so another that saw a session's path, IV and ciphertext go by could
+    /// otherwise hand them back as the secret of an item of its own and have the service decrypt them.
+    var sessionOwners: [String: String] = [:]
     var nextSession = 1
     /// The prompts not yet completed, by path.
     var prompts: [String: PendingPrompt] = [:]
@@ -66,9 +70,10 @@ final class SecretService {
         case .item(let name, let reference): try item(reference, in: name, call, reply: reply)
         case .session(let path):
             guard call.member == "Close" else { throw .unknownMethod(call) }
-            var closing = sessions[path] ?? nil
+            var closing = try session(path)
             closing?.close()
             sessions[path] = nil
+            sessionOwners[path] = nil
         case .prompt(let path): try prompt(path, call, reply: reply)
         }
     }

@@ -73,7 +73,10 @@ do {
                     .utf8))
     }
     try connection.serve(service, signals: signals)
-    try connection.requestName("org.freedesktop.secrets", replacing: arguments.contains("--replace"))
+    // Behind keychaind's wall, another program of the user may not take the name while this service runs (it would
+    // receive what apps store; it can still take it while none runs, which the README says).
+    try connection.requestName(
+        "org.freedesktop.secrets", replacing: arguments.contains("--replace"), replaceable: !identities.isWalled)
 } catch {
     fail(error.message)
 }

@@ -31,9 +31,10 @@
 //       steal-by-exec ACCOUNT PROGRAM ARG…
 //                                     the exec race: a child sends a get of ACCOUNT on this connection, then
 //                                     execs PROGRAM ARG… (a registered app); this process reads the reply
-//       for PID[:START] COMMAND [ARGUMENT…]
+//       for PID[:START[:GROUPS]] COMMAND [ARGUMENT…]
 //                                     COMMAND asked for the process PID (a service speaking for its caller), named
-//                                     by its start time (read from /proc unless START is given)
+//                                     by its start time (read from /proc unless START is given) and the groups it
+//                                     reached the service with (GROUPS, comma-separated; else its groups now)
 //       flood UNLOCKERS IDLE PASSCODE [REQUESTERS]
 //                                     one user flooding the daemon (Flood.swift): parallel unlocks, idle
 //                                     connections, lookups; prints one line once flooding, then runs until killed
@@ -364,9 +365,14 @@ func run(_ arguments: [String]) throws(EngineError) {
     } else if command == "for", rest.count >= 2 {
         let named = rest[0].split(separator: ":")
         guard let pid = Int32(named[0]) else { usage("no process id in \(rest[0])") }
-        let start = named.count == 2 ? UInt64(named[1]) : ForwardedProcess.running(pid: pid)?.startTime
+        let start = named.count >= 2 ? UInt64(named[1]) : ForwardedProcess.running(pid: pid)?.startTime
         guard let start else { usage("no process \(rest[0]) to ask for") }
-        let client = DaemonClient(socketPath: target).forwarding(ForwardedProcess(pid: pid, startTime: start))
+        // The groups named (PID:START:G1,G2), else those the process holds now, as a bus would have recorded them
+        // when it connected.
+        let groups =
+            named.count == 3 ? named[2].split(separator: ",").compactMap { UInt32($0) } : currentGroups(of: pid)
+        let forwarded = ForwardedProcess(pid: pid, startTime: start, groups: groups)
+        let client = DaemonClient(socketPath: target).forwarding(forwarded)
         return try perform(rest[1], Array(rest.dropFirst(2)), on: .client(client))
     } else {
         connection = .client(DaemonClient(socketPath: target))
@@ -510,3 +516,15 @@ do throws(EngineError) {
     emit(error)
 }
 exit(0)
+
+/// The effective and supplementary groups of `pid` (`/proc/PID/status`), or none when it cannot be read.
+func currentGroups(of pid: Int32) -> [UInt32] {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return [] }
+    var groups: [UInt32] = []
+    for line in status.split(separator: "\n") {
+        let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+        if fields.first == "Gid:", fields.count > 2, let effective = UInt32(fields[2]) { groups.append(effective) }
+        if fields.first == "Groups:" { groups += fields.dropFirst().compactMap { UInt32($0) } }
+    }
+    return groups
+}

@@ -126,6 +126,25 @@ struct DaemonForwardingTests {
         #expect(crossed.code == .missingEntitlement, "the service spoke for another user's process: \(crossed)")
     }
 
+    @Test(
+        "A process that did not hold the app's group when it reached the service (it exec'd the app since) is not app A"
+    )
+    func groupsAtConnectionRequired() throws {
+        let world = try World()
+        #expect(try world.lab.line(world.appA, as: world.user, ["add", "of-a", "secret-a"]).code == nil)
+        let appA = try world.sleeper(world.appA)
+        let start = try #require(ForwardedProcess.running(pid: appA.pid)?.startTime)
+        // As the bus recorded a program that connected with the user's groups and then exec'd app A.
+        let before = try world.ask(world.service, for: "\(appA.pid):\(start):\(world.user.gid)", ["describe"])
+        #expect(before.registered == false && before.accessGroups == [Self.unregistered], "\(before)")
+        let read = try world.ask(world.service, for: "\(appA.pid):\(start):\(world.user.gid)", ["get", "of-a"])
+        #expect(read.code == .itemNotFound && read.secret == nil, "\(read)")
+        // With the app's group among those it connected with, it is app A.
+        let held = try world.ask(
+            world.service, for: "\(appA.pid):\(start):\(world.user.gid),\(world.groups.app.gid)", ["get", "of-a"])
+        #expect(held.secret == "secret-a", "\(held)")
+    }
+
     @Test("A service entitled to forward must start in secure-execution mode: registering it insecure is refused")
     func insecureForwarderRefused() throws {
         let lab = try WallLab()
@@ -169,6 +188,101 @@ struct DaemonForwardingTests {
         #expect(shared.code == .itemNotFound && shared.secret == nil)
         let named = try world.ask(world.service, for: "\(sandboxed.pid)", ["get", "shared", Self.unregistered])
         #expect(named.secret == nil, "the sandboxed app named the shared group and read it")
+    }
+
+    @Test(
+        "A real bubblewrap sandbox as Flatpak makes it (/.flatpak-info by --ro-bind-data, mode 0600, the user's) is never the user's shared group, though keychaind's own user cannot read the file",
+        .enabled(if: Wall.tool("bwrap") != nil, "skipped: bubblewrap is not installed (Debian's bubblewrap)"))
+    func bubblewrapSandboxWalledOff() throws {
+        let world = try World()
+        #expect(try world.lab.line(world.plain, as: world.user, ["add", "shared", "secret-shared"]).code == nil)
+        let info = world.lab.apps.file("flatpak-info")
+        try Data("[Application]\nname=org.example.Sandboxed\nruntime=runtime/x/y/z\n".utf8).write(to: info)
+        chmod(info.path, 0o644)
+        let bwrap = try #require(Wall.tool("bwrap"))
+        // Flatpak's own arguments for the file: its bytes on a descriptor, bound read-only at /.flatpak-info.
+        let script =
+            "exec 3<\(info.path); exec \(bwrap) --unshare-user --unshare-pid --die-with-parent --tmpfs / "
+            + "--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 "
+            + "--proc /proc --dev /dev --ro-bind-data 3 /.flatpak-info /usr/bin/sleep 60"
+        let command = world.user.command(["/bin/sh", "-c", script])
+        let sandbox = try SpawnedProcess(
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: [:])
+        // The sandboxed process: bubblewrap's descendant running sleep.
+        var sandboxed: Int32?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while sandboxed == nil, ContinuousClock.now < deadline {
+            sandboxed = Self.descendant(of: sandbox.pid, running: "/usr/bin/sleep")
+            if sandboxed == nil { usleep(10_000) }
+        }
+        let pid = try #require(sandboxed, "the sandbox did not start: \(sandbox.readErrors())")
+        var info2 = stat()
+        #expect(stat("/proc/\(pid)/root/.flatpak-info", &info2) == 0 && info2.st_mode & 0o777 == 0o600)
+        let described = try world.ask(world.service, for: "\(pid)", ["describe"])
+        #expect(described.accessGroups != [Self.unregistered], "a Flatpak app was taken for the user's programs")
+        #expect(described.applicationIdentifier?.hasPrefix("swift-keychain.flatpak.") == true, "\(described)")
+        let shared = try world.ask(world.service, for: "\(pid)", ["get", "shared"])
+        #expect(shared.secret == nil, "the sandboxed app read the user's shared group")
+    }
+
+    @Test(
+        "Documented: a program of the user fakes a sandbox (a user namespace, a root of its own holding a .flatpak-info) and is taken for the app it names, reaching that app's group",
+        .enabled(if: Wall.tool("unshare") != nil, "skipped: unshare is not installed"))
+    func fakedSandboxTakenForTheApp() throws {
+        let world = try World()
+        // The app's item, written for a real sandboxed process (root-made, as bubblewrap leaves it).
+        let root = try TemporaryDirectory(prefix: "kcw-sandbox")
+        chmod(root.url.path, 0o755)
+        try Data("[Application]\nname=org.example.Victim\n".utf8).write(to: root.file(".flatpak-info"))
+        let python = try #require(Wall.tool("python3"), "python3 is not installed")
+        let victim = try SpawnedProcess(
+            URL(fileURLWithPath: python),
+            [
+                "-c",
+                "import os, sys, time; os.chroot(sys.argv[1]); os.setgroups([]); os.setgid(int(sys.argv[3])); "
+                    + "os.setuid(int(sys.argv[2])); time.sleep(60)",
+                root.url.path, "\(world.user.uid)", "\(world.user.gid)",
+            ], environment: [:])
+        var deadline = ContinuousClock.now + .seconds(10)
+        while ProcessFacts.userID(pid: victim.pid) != world.user.uid, ContinuousClock.now < deadline { usleep(10_000) }
+        #expect(try world.ask(world.service, for: "\(victim.pid)", ["add", "of-victim", "secret-victim"]).code == nil)
+        // The user's own program, unprivileged: a user namespace, a tmpfs root with the system bound in, and a
+        // .flatpak-info of its choosing.
+        let script =
+            "R=$(mktemp -d) && mount -t tmpfs none $R && for d in usr etc proc dev; do mkdir -p $R/$d && "
+            + "mount --rbind /$d $R/$d; done && ln -s usr/bin $R/bin && ln -s usr/lib $R/lib && "
+            + "ln -s usr/lib64 $R/lib64 && printf '[Application]\\nname=org.example.Victim\\n' > $R/.flatpak-info && "
+            + "exec chroot $R /usr/bin/sleep 60"
+        let command = world.user.command([try #require(Wall.tool("unshare")), "-Urm", "/bin/sh", "-c", script])
+        let faker = try SpawnedProcess(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: [:])
+        var fake: Int32?
+        deadline = ContinuousClock.now + .seconds(10)
+        while fake == nil, ContinuousClock.now < deadline {
+            // Its executable's path is one of its own mount namespace: its name tells it runs sleep.
+            if (try? String(contentsOfFile: "/proc/\(faker.pid)/comm", encoding: .utf8)) == "sleep\n" {
+                fake = faker.pid
+            } else {
+                usleep(10_000)
+            }
+        }
+        let pid = try #require(fake, "the fake sandbox did not start")
+        let described = try world.ask(world.service, for: "\(pid)", ["describe"])
+        #expect(described.applicationIdentifier == "swift-keychain.flatpak.org.example.Victim", "\(described)")
+        #expect(try world.ask(world.service, for: "\(pid)", ["get", "of-victim"]).secret == "secret-victim")
+    }
+
+    /// A descendant of `pid` whose executable is `program`.
+    private static func descendant(of pid: Int32, running program: String) -> Int32? {
+        let children =
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8))?
+            .split(separator: " ").compactMap { Int32($0) } ?? []
+        for child in children {
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/exe")) == program {
+                return child
+            }
+            if let found = descendant(of: child, running: program) { return found }
+        }
+        return nil
     }
 
     @Test("A .flatpak-info names an app only when its id is valid; anything else is the unidentified sandbox")

@@ -25,7 +25,7 @@ import Testing
 struct SecretServiceWallTests {
     /// A deployed daemon, a test user, the service installed setgid and registered to forward its callers, and
     /// copies of busctl registered as apps.
-    private struct BusLab {
+    struct BusLab {
         let lab: WallLab
         let user: TestUser
         let service: String
@@ -67,12 +67,13 @@ struct SecretServiceWallTests {
 
         /// Starts the user's bus and the service in the namespace (the service told a bogus bus and keychain: set up
         /// as deployed, it must use the user's own), runs `clients` (shell text printing `LABEL: …` lines) as the
-        /// user, and returns the labelled lines.
-        func run(_ clients: String) throws -> (lines: [String: String], context: String) {
+        /// user, and returns the labelled lines. `busPrefix` goes before the bus daemon's command (an environment for
+        /// it, say).
+        func run(_ clients: String, busPrefix: String = "") throws -> (lines: [String: String], context: String) {
             let run = "/run/user/\(user.uid)"
             let script = """
                 mkdir -p \(run) && chown \(user.uid):\(user.gid) \(run) && chmod 700 \(run) || exit 1
-                \(switchUser) \(Wall.tool("dbus-daemon") ?? "dbus-daemon") --session --address=\(bus) --nofork \
+                \(switchUser) \(busPrefix) \(Wall.tool("dbus-daemon") ?? "dbus-daemon") --session --address=\(bus) --nofork \
                   --nopidfile >/dev/null 2>&1 &
                 BUS=$!
                 i=0; while [ ! -S \(run)/bus ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done

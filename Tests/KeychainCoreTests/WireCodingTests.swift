@@ -78,7 +78,8 @@ struct WireCodingTests {
                 DaemonEnvelope(request: request), DaemonEnvelope(user: 1000, caller: caller, request: request),
                 DaemonEnvelope(caller: Caller.administrator(defaultGroup: "TEAM.admin"), request: request),
                 DaemonEnvelope(
-                    user: 7, forwarded: ForwardedProcess(pid: 4_194_304, startTime: .max), request: request),
+                    user: 7, forwarded: ForwardedProcess(pid: 4_194_304, startTime: .max, groups: [0, .max]),
+                    request: request),
             ] {
                 #expect(try survivesRoundTrip(envelope))
             }

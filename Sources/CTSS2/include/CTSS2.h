@@ -67,6 +67,8 @@ TSS2_RC ck_Esys_NV_UndefineSpace(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, 
                                  ESYS_TR shandle2, ESYS_TR shandle3);
 TSS2_RC ck_Esys_NV_Read(ESYS_CONTEXT *esysContext, ESYS_TR authHandle, ESYS_TR nvIndex, ESYS_TR shandle1,
                         ESYS_TR shandle2, ESYS_TR shandle3, UINT16 size, UINT16 offset, TPM2B_MAX_NV_BUFFER **data);
+TSS2_RC ck_Esys_NV_ReadPublic(ESYS_CONTEXT *esysContext, ESYS_TR nvIndex, ESYS_TR shandle1, ESYS_TR shandle2,
+                              ESYS_TR shandle3, TPM2B_NV_PUBLIC **nvPublic, TPM2B_NAME **nvName);
 TSS2_RC ck_Esys_DictionaryAttackParameters(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1,
                                            ESYS_TR shandle2, ESYS_TR shandle3, UINT32 newMaxTries,
                                            UINT32 newRecoveryTime, UINT32 lockoutRecovery);

@@ -66,6 +66,10 @@ final class HighWaterMark {
         if let counter, counter.isNew, writable, let file {
             let value = try counter.value()
             try file.withExclusiveLock { () throws(EngineError) in
+                // A mark that records a value of the counter was bound to it: the counter was undefined since (by
+                // whoever holds the TPM's owner hierarchy), and the one defined anew starts at the highest value any
+                // counter had, so ``read()`` tells a copy put back from before. Rebinding would accept any copy.
+                if storedUnchecked()?.counter != nil { return }
                 let sequence = storedUnchecked()?.sequence ?? 0
                 try file.write(try Self.encode(Stored(sequence: sequence, counter: (value, sequence)), key: key), at: 0)
                 try file.synchronize()

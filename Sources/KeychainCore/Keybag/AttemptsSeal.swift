@@ -49,6 +49,9 @@ struct AttemptsSeal {
     /// seals it again, with the counter.
     func isSealedBeforeCounter(_ record: KeybagRecord) throws(EngineError) -> Bool {
         guard let counter, counter.isNew, record.sealsAttempts else { return false }
+        // A seal that carries a counter value was made with the counter: the counter was undefined since, and
+        // sealing again would accept an earlier count written back.
+        guard let stored = record.attemptsSeal, let (_, value) = Self.split(stored), value == nil else { return false }
         return try isAuthenticIgnoringCounter(record)
     }
 

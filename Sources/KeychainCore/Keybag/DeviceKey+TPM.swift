@@ -102,6 +102,13 @@ package enum DeviceKeyTPM {
                 .invalidKeychain,
                 "the device key \(path) is sealed by another TPM than the one at \(context.tcti) (a keychain copied "
                     + "from another machine opens only there): \(error.message)")
+        } catch  where error.code == .invalidBlob || Self.namesAnArgument(error) {
+            // The file's bytes, not the TPM: the blob does not parse, or the TPM refused a field of it (its
+            // response code points at an argument, and the only argument that varies is the blob).
+            throw EngineError(
+                .decode,
+                "the device key \(path) is damaged: the TPM at \(context.tcti) cannot load it (\(error.message)); "
+                    + "restore it from a copy of the keychain")
         } catch {
             throw EngineError(
                 .interactionNotAllowed,
@@ -117,6 +124,14 @@ package enum DeviceKeyTPM {
         // The keychain's counters in this TPM, which its high-water mark and attempts seal record (rollback).
         try TPMCounterBinding.register(deviceKey: key, context: used)
         return key
+    }
+
+    /// Whether the TPM refused one of a command's arguments (a format-one response code of the TPM itself: bit 7
+    /// set, from the TPM or its resource manager's layer), rather than failing or being unreachable.
+    private static func namesAnArgument(_ error: TPMError) -> Bool {
+        guard let code = error.responseCode, error.code == .failed else { return false }
+        let layer = code & 0xFF_0000
+        return (layer == 0 || layer == 0x0C_0000) && code & 0x80 != 0
     }
 
     // MARK: One connection per TPM

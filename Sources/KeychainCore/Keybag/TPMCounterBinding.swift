@@ -113,7 +113,13 @@ final class TPMCounterBinding: Sendable {
         do {
             try context.define(counter)
         } catch {
-            // Another process may have defined it between the read and this call.
+            // Another process may have defined it between the read and this call; an index of another kind in its
+            // place (whoever holds the owner hierarchy put it there) is refused, saying so.
+            do {
+                _ = try context.read(counter)
+            } catch let unreadable where unreadable.code == .invalidBlob {
+                throw failure(unreadable, "reading the keychain's counter in the TPM at \(context.tcti)")
+            } catch {}
             guard (try? context.read(counter)) != nil else {
                 throw failure(
                     error,
