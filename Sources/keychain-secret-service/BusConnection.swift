@@ -5,7 +5,7 @@ import KeychainCore
 /// The session bus connection (sd-bus), the Secret Service's objects on it and the loop that serves them.
 final class BusConnection {
     private let bus: OpaquePointer
-    private var slots: [OpaquePointer?] = [nil, nil, nil]
+    private var slots: [OpaquePointer?] = [nil, nil, nil, nil]
     private var handler: Unmanaged<SecretService>?
     private var portalHandler: Unmanaged<PortalSecret>?
 
@@ -129,6 +129,23 @@ final class BusConnection {
             status = sd_bus_add_fallback(bus, &slots[1], "/", callback, retained.toOpaque())
         }
         guard status >= 0 else { throw BusFailure(name: "", message: "cannot serve objects: \(errnoText(status))") }
+        // A connection that leaves the bus leaves its sessions and prompts behind: the bus says when.
+        let left: sd_bus_message_handler_t = { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            let service = Unmanaged<SecretService>.fromOpaque(userdata).takeUnretainedValue()
+            let signal = BusMessage(handle: message)
+            guard let name = try? signal.readString(), let _ = try? signal.readString(),
+                let newOwner = try? signal.readString(), name.hasPrefix(":"), newOwner.isEmpty
+            else { return 0 }
+            service.connectionLeft(name)
+            return 0
+        }
+        status = sd_bus_match_signal(
+            bus, &slots[3], "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+            "NameOwnerChanged", left, retained.toOpaque())
+        guard status >= 0 else {
+            throw BusFailure(name: "", message: "cannot follow the bus's connections: \(errnoText(status))")
+        }
     }
 
     /// Serves the Secret portal's backend at `/org/freedesktop/portal/desktop`.

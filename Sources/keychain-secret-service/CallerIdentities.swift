@@ -54,6 +54,9 @@ final class CallerIdentities {
         return read
     }
 
+    /// Forgets the identity of a connection that left the bus (its name is never given to another).
+    func forget(_ sender: String) { known[sender] = nil }
+
     /// Forgets the cached records: one was written, or the feed changed.
     func forgetRecords() { records.removeAll() }
 

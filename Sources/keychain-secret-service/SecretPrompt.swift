@@ -21,15 +21,21 @@ extension SecretService {
         let path = "\(Self.root)/prompt/\(nextPrompt)"
         nextPrompt += 1
         prompts[path] = pending
+        promptOwners[path] = store.identities.currentSender()
         return path
     }
 
     func prompt(_ path: String, _ call: BusMessage, reply: BusMessage) throws(BusFailure) {
-        guard let pending = prompts[path] else { throw .noSuchObject(path) }
+        // Another connection's prompt is not there for this one: running it would unlock on its owner's behalf,
+        // dismissing it would end its owner's wait.
+        guard let pending = prompts[path], promptOwners[path] == store.identities.currentSender() else {
+            throw .noSuchObject(path)
+        }
         switch call.member {
         case "Prompt":
             _ = try call.readString()
             prompts[path] = nil
+            promptOwners[path] = nil
             switch pending {
             case .unlock(let objects):
                 // The keychain of the caller who prompts, resolved here (the bus says who calls only while the
@@ -55,6 +61,7 @@ extension SecretService {
             }
         case "Dismiss":
             prompts[path] = nil
+            promptOwners[path] = nil
             completed(path, dismissed: true, objects: [])
         default: throw .unknownMethod(call)
         }

@@ -79,6 +79,13 @@ extension SecretService {
         guard let opener = store.identities.currentSender() else {
             throw BusFailure(name: "org.freedesktop.DBus.Error.Failed", message: "OpenSession: a call without a sender")
         }
+        // Sessions end with their connection; while it lasts, it holds at most this many (else one program of the
+        // user could grow the service's memory without end).
+        guard sessionOwners.values.count(where: { $0 == opener }) < Self.sessionsPerConnection else {
+            throw BusFailure(
+                name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                message: "this connection has \(Self.sessionsPerConnection) sessions open: Close one first")
+        }
         switch algorithm {
         case "plain":
             try call.skip("v")

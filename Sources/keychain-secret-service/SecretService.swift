@@ -33,8 +33,12 @@ final class SecretService {
     /// otherwise hand them back as the secret of an item of its own and have the service decrypt them.
     var sessionOwners: [String: String] = [:]
     var nextSession = 1
+    /// The most sessions one connection holds open at once.
+    static let sessionsPerConnection = 64
     /// The prompts not yet completed, by path.
     var prompts: [String: PendingPrompt] = [:]
+    /// The unique bus name whose call made each prompt: only it may run or dismiss it.
+    var promptOwners: [String: String] = [:]
     /// Prompts whose asking ended on its own thread, to complete from the bus loop: path, whether the keychain
     /// unlocked, the objects unlocked.
     let finishedPrompts = FinishedPrompts()
@@ -76,6 +80,22 @@ final class SecretService {
             sessionOwners[path] = nil
         case .prompt(let path): try prompt(path, call, reply: reply)
         }
+    }
+
+    /// Forgets what a connection that left the bus held: its sessions, its prompts (not completed: no one is
+    /// there to hear), its identity.
+    func connectionLeft(_ name: String) {
+        for (path, owner) in sessionOwners where owner == name {
+            var closing = sessions[path] ?? nil
+            closing?.close()
+            sessions[path] = nil
+            sessionOwners[path] = nil
+        }
+        for (path, owner) in promptOwners where owner == name {
+            prompts[path] = nil
+            promptOwners[path] = nil
+        }
+        store.identities.forget(name)
     }
 
     /// The object at `path`: the service, a collection (by name or alias), an item, an open session or a pending
