@@ -16,6 +16,12 @@ struct EncryptedSession {
         + "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
         + "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF"
     static let byteCount = 128
+    /// The private exponent's length. A 1024-bit group gives about 80 bits of security, and the best attack on a short
+    /// exponent (Pollard's kangaroo) costs 2^(bits/2): 256 bits cost more than the group itself (NIST SP 800-56A asks
+    /// at least twice the security strength), and make each exponentiation a quarter of a full-length one's — the
+    /// two of every `OpenSession` were half of the service's time under python keyring, which opens a session per
+    /// call.
+    static let exponentBits: Int32 = 256
 
     /// Agrees on a key with the client's public value; returns the session and this side's public value.
     static func open(clientPublic: Data) throws(BusFailure) -> (session: EncryptedSession, servicePublic: Data) {
@@ -42,9 +48,12 @@ struct EncryptedSession {
         guard BN_cmp(peer, BN_value_one()) > 0, BN_cmp(peer, limit) < 0 else {
             throw invalid("the client's public value is not in the group (it must be between 1 and p - 1)")
         }
-        guard let exponent = BN_secure_new(), BN_rand(exponent, 1024, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1
+        guard let exponent = BN_secure_new(),
+            BN_rand(exponent, Self.exponentBits, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ANY) == 1
         else { throw failure("make a private exponent") }
         defer { BN_clear_free(exponent) }
+        // Exponentiation in constant time: its timing must not tell the exponent.
+        BN_set_flags(exponent, BN_FLG_CONSTTIME)
         guard let own = BN_new(), let shared = BN_secure_new() else { throw failure("allocate") }
         defer {
             BN_free(own)
