@@ -174,8 +174,8 @@ let package = Package(
         .testTarget(
             name: "KeychainTests",
             dependencies: [
-                "TestSupport", "Keychain", "KeychainCore", "KeychainClient", "KeychainSync", "FileProtection",
-                "CSQLite",
+                "TestSupport", "Keychain", "KeychainCore", "KeychainClient", "KeychainSync", "KeychainWire",
+                "FileProtection", "CSQLite",
             ]
         ),
         .testTarget(

@@ -7,12 +7,12 @@ import Synchronization
 /// principal (per message: a connection handed to another process, or kept across an `exec`, carries no identity
 /// with it), the request carried out and answered. A `subscribe` turns the connection into a notice channel.
 package final class ClientConnection: Sendable {
-    private let socket: SeqPacketSocket
+    let socket: SeqPacketSocket
     /// The uid of the process that opened the connection: what the limits count it against.
     private let owner: UInt32
-    private let dispatcher: RequestDispatcher
+    let dispatcher: RequestDispatcher
     private let activity: IdleLock
-    private let limits: UserLimits
+    let limits: UserLimits
     /// Held while a reply or a notice is sent: notices come from the engine's notifier thread.
     private let sending = Mutex(())
 
@@ -27,7 +27,7 @@ package final class ClientConnection: Sendable {
     }
 
     /// What to do after a message.
-    private enum Next {
+    enum Next {
         case serve
         case end
         case notify(ChangeObservation)
@@ -85,16 +85,14 @@ package final class ClientConnection: Sendable {
             send(.failure(error))
             return .serve
         }
-        var principal = Principal.resolve(sender: sender, registry: dispatcher.registry)
-        if let forwarded = envelope.forwarded {
-            do throws(EngineError) {
-                principal = try Principal.resolve(forwarded: forwarded, by: principal, registry: dispatcher.registry)
-            } catch {
-                send(.failure(error))
-                return .serve
-            }
+        let principal: Principal
+        do throws(EngineError) {
+            principal = try self.principal(of: envelope, sentBy: sender)
+        } catch {
+            send(.failure(error))
+            return .serve
         }
-        if principal.isRoot, let caller = envelope.caller { principal.caller = caller }
+        if case .beginWriteSession = envelope.request { return serveWriteSession(envelope, principal) }
         if case .subscribe = envelope.request {
             do throws(EngineError) {
                 let observation = try subscribe(envelope, principal)
@@ -113,6 +111,17 @@ package final class ClientConnection: Sendable {
             send(dispatcher.reply(to: envelope, from: principal, size: size))
         }
         return .serve
+    }
+
+    /// Who sent `envelope`: its sender, or the process a registered service asks for; root may name the app it acts
+    /// as.
+    func principal(of envelope: DaemonEnvelope, sentBy sender: MessageSender) throws(EngineError) -> Principal {
+        var principal = Principal.resolve(sender: sender, registry: dispatcher.registry)
+        if let forwarded = envelope.forwarded {
+            principal = try Principal.resolve(forwarded: forwarded, by: principal, registry: dispatcher.registry)
+        }
+        if principal.isRoot, let caller = envelope.caller { principal.caller = caller }
+        return principal
     }
 
     /// The first message must be `hello` with this protocol's version, within the handshake timeout. It may come
@@ -185,7 +194,7 @@ package final class ClientConnection: Sendable {
     /// Sends a reply, then wipes its bytes (it may hold an item's secret or a file key). One too large to send
     /// becomes a failure naming the limit: a client is never left waiting for a reply that does not come. A client
     /// that does not take it within the idle timeout is cut off.
-    private func send(_ reply: DaemonReply) {
+    func send(_ reply: DaemonReply) {
         let bytes: [UInt8]
         do throws(EngineError) {
             bytes = try DaemonCoding.encode(reply)

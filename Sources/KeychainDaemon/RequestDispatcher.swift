@@ -68,7 +68,7 @@ package struct RequestDispatcher: Sendable {
         case .sync(let operation):
             let user = try targetUser(of: envelope, from: principal)
             return .backend(.data(try SyncRequests.carryOut(operation, for: principal, uid: user, in: keychains)))
-        case .hello, .subscribe:
+        case .hello, .subscribe, .beginWriteSession, .endWriteSession:
             throw EngineError(.param, "\(envelope.request.name) is only valid at the start of a connection")
         case .backend(let request):
             return .backend(try perform(request, for: principal, user: try targetUser(of: envelope, from: principal)))

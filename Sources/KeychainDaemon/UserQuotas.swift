@@ -33,6 +33,16 @@ package final class UserQuotas: Sendable {
     package func admit(_ request: DaemonRequest, size: Int, uid: UInt32, in keychains: UserKeychains)
         throws(EngineError)
     {
+        try admit(request, size: size, uid: uid) { () throws(EngineError) in
+            try keychains.engine(for: uid).storageUsage()
+        }
+    }
+
+    /// Admits `request` as above, measuring the keychain with `measure` when the estimate does not tell (inside a
+    /// write session, whose lock the engine's own measure would wait for).
+    func admit(
+        _ request: DaemonRequest, size: Int, uid: UInt32, measuring measure: () throws(EngineError) -> StorageUsage
+    ) throws(EngineError) {
         guard case .backend(let write) = request, let newItems = Self.newItems(of: write) else { return }
         let bytes = size + newItems * Self.overheadPerItem
         try estimate(of: uid).usage.withLock { (usage) throws(EngineError) in
@@ -40,7 +50,7 @@ package final class UserQuotas: Sendable {
             if let usage, fits(usage, newItems, bytes) {
                 known = usage
             } else {
-                known = try keychains.engine(for: uid).storageUsage()
+                known = try measure()
             }
             for (kind, used, adding, most, option) in [
                 ("items", known.items, newItems, options.itemsPerUser, "--max-items-per-user \(options.itemsPerUser)"),

@@ -18,6 +18,7 @@ package enum RequestTag: UInt8, CaseIterable {
     case useKey, generateKey, writeAll
     /// A sync verb's operation, carried out by the daemon on the keychain it serves.
     case sync
+    case beginWriteSession, endWriteSession
 }
 
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
@@ -162,7 +163,7 @@ extension BackendRequest {
         case .useKey: self = .useKey(try ItemQuery(wire: &reader), try KeyUse(wire: &reader))
         case .generateKey: self = .generateKey(try KeyGeneration(wire: &reader))
         case .hello, .subscribe, .registerApp, .unregisterApp, .listApps, .describe, .retiredSetEraseAfter, .ping,
-            .sync:
+            .sync, .beginWriteSession, .endWriteSession:
             return nil
         }
     }

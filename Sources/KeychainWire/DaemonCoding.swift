@@ -10,7 +10,8 @@ package enum DaemonCoding {
     /// keys are used where they are stored (`useKey`). Version 6: a registered service may ask for a process it
     /// speaks for (``DaemonEnvelope/forwarded``), and the sync verbs reach the keychain the daemon serves (`sync`).
     /// Version 7: a query may continue a listing after an item (``ItemQuery/startingAfter``: a backup reads in pages),
-    /// and a forwarded process carries the groups it reached the service with (``ForwardedProcess/groups``).
+    /// a forwarded process carries the groups it reached the service with (``ForwardedProcess/groups``), and a
+    /// connection may hold a write session (``DaemonRequest/beginWriteSession``: a restore streams into one).
     package static let version = 7
 
     /// The bytes of `message`; a message over the socket's limit (``SeqPacketSocket/messageLimit``) is refused. The

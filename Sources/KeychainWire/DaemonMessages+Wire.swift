@@ -56,6 +56,10 @@ extension DaemonRequest {
         case .sync(let operation):
             writer.byte(RequestTag.sync.rawValue)
             writer.data(operation)
+        case .beginWriteSession: writer.byte(RequestTag.beginWriteSession.rawValue)
+        case .endWriteSession(let commit):
+            writer.byte(RequestTag.endWriteSession.rawValue)
+            writer.bool(commit)
         }
     }
 
@@ -79,6 +83,8 @@ extension DaemonRequest {
         case .describe: self = .describe
         case .ping: self = .ping
         case .sync: self = .sync(try reader.data())
+        case .beginWriteSession: self = .beginWriteSession
+        case .endWriteSession: self = .endWriteSession(commit: try reader.bool())
         default: throw reader.malformed("a request of unknown kind \(raw)")
         }
     }

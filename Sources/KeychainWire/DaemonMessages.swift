@@ -25,6 +25,13 @@ package enum DaemonRequest: Sendable {
     /// it serves the sender, whose background sync then follows it; answered with the outcome, as JSON, in
     /// ``BackendReply/data(_:)``.
     case sync(Data)
+    /// Opens a write session on this connection: until ``endWriteSession(commit:)``, its adds, deletes and lookups
+    /// (``BackendRequest/add(_:)``, …, ``BackendRequest/copyMatching(_:)``, attributes only) run in one transaction
+    /// of the keychain, which holds its lock meanwhile (a streamed restore); nothing else is accepted on it. A
+    /// session the client leaves (it closes, or says nothing for the idle timeout) is rolled back.
+    case beginWriteSession
+    /// Ends the write session: its writes commit together (`commit`), or none is kept.
+    case endWriteSession(commit: Bool)
 
     /// The request's kind, as its case is named: what an error may say about it, never its values.
     package var name: String {
@@ -38,6 +45,8 @@ package enum DaemonRequest: Sendable {
         case .describe: "describe"
         case .ping: "ping"
         case .sync: "sync"
+        case .beginWriteSession: "beginWriteSession"
+        case .endWriteSession: "endWriteSession"
         }
     }
 }

@@ -104,7 +104,7 @@ private func makeSamples() -> [[UInt8]] {
                 .registerApp(
                     path: "/usr/bin/app", entitlements: Data("<plist/>".utf8), allowsInsecureExecution: false),
                 .unregisterApp(path: "/usr/bin/app"), .listApps, .describe, .ping,
-                .sync(Data(#"{"status":{}}"#.utf8)),
+                .sync(Data(#"{"status":{}}"#.utf8)), .beginWriteSession, .endWriteSession(commit: true),
             ]
         let keychainReplies: [BackendReply] = [
             .written(WriteResult(items: [item], changeSequence: 7)), .items(found), .keybagStatus(status), .done,

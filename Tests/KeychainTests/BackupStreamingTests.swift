@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainWire
 import Synchronization
 import TestSupport
 import Testing
@@ -157,6 +158,78 @@ struct BackupStreamingTests {
         #expect(
             try BackupAttackTests.snapshot(target.keychain, keepingDates: false)
                 == BackupAttackTests.snapshot(keychain, keepingDates: false))
+    }
+
+    @Test(
+        "A restore into keychaind streams through one write session: a cut archive or a conflict at its end writes nothing, a policy restores whole, and a client that leaves mid-session leaves nothing",
+        .enabled(if: getuid() == 0, "needs root to name an identity to keychaind"))
+    func restoreIntoKeychaind() throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.kill() }
+        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
+            Keychain(service: "api", identity: try? appIdentity())
+        }
+        let source = try TestKeychain()
+        try BackupAttackTests.add(Self.items(600), to: source.keychain)
+        let directory = try TemporaryDirectory()
+        let file = directory.file("into-keychaind.skb")
+        let passphrase = try Keychain.Passcode(copying: "into the daemon")
+        #expect(try source.keychain.backup(to: file, passphrase: passphrase, cost: .minimum).itemCount == 600)
+        let archive = try Data(contentsOf: file)
+        let cut = directory.file("cut.skb")
+        try archive.prefix(try #require(BackupAttackTests.frames(archive).last).offset).write(to: cut)
+        try BackupAttackTests.add(
+            [NewItem(itemClass: .genericPassword, attributes: [.account: .string("zoe")], data: Data("z".utf8))],
+            to: keychain)
+
+        // Cut: 600 items go into keychaind's session, then the archive ends without its final message.
+        let before = try BackupAttackTests.snapshot(keychain)
+        let truncated = BackupAttackTests.failure {
+            try keychain.restore(from: try FileHandle(forReadingFrom: cut), passphrase: passphrase)
+        }
+        #expect(truncated?.contains("truncated") == true, "\(truncated ?? "restored")")
+        #expect(try BackupAttackTests.snapshot(keychain) == before)
+
+        // A conflict at the last item, no policy: refused naming it; the 599 adds before it are rolled back.
+        try BackupAttackTests.add(
+            [
+                NewItem(
+                    itemClass: .genericPassword, attributes: [.account: .string("account-599")], data: Data("m".utf8))
+            ], to: keychain)
+        let withConflict = try BackupAttackTests.snapshot(keychain)
+        let conflict = BackupAttackTests.failure {
+            try keychain.restore(from: try FileHandle(forReadingFrom: file), passphrase: passphrase)
+        }
+        #expect(conflict?.contains("1 archived item(s) are stored already") == true, "\(conflict ?? "restored")")
+        #expect(try BackupAttackTests.snapshot(keychain) == withConflict)
+
+        let restored = try keychain.restore(
+            from: try FileHandle(forReadingFrom: file), passphrase: passphrase, onConflict: .keep)
+        #expect(restored == RestoreSummary(added: 599, replaced: 0, kept: 1))
+        #expect(try BackupAttackTests.snapshot(keychain).count == withConflict.count + 599)
+
+        // A client that opens a session, writes, and goes away: nothing of it is kept, and the daemon serves on.
+        let afterRestore = try BackupAttackTests.snapshot(keychain)
+        let socket = try SeqPacketSocket.connect(to: daemon.socketPath, timeout: 10)
+        func exchange(_ request: DaemonRequest) throws -> DaemonReply? {
+            try socket.send(try DaemonCoding.encode(DaemonEnvelope(request: request)))
+            guard socket.awaitMessage(timeout: 10), let received = try socket.receive() else { return nil }
+            return try DaemonCoding.decode(DaemonReply.self, from: received.message)
+        }
+        guard case .welcome = try exchange(.hello(version: DaemonCoding.version)),
+            case .backend(.done) = try exchange(.beginWriteSession),
+            case .backend(.written) = try exchange(
+                .backend(
+                    .add(
+                        NewItem(
+                            itemClass: .genericPassword, attributes: [.account: .string("left-behind")],
+                            data: Data("gone".utf8)))))
+        else {
+            Issue.record("the session did not open and take a write")
+            return
+        }
+        socket.close()
+        #expect(try BackupAttackTests.snapshot(keychain) == afterRestore, "a left session's write was kept")
     }
 
     @Test("A keychain written between a backup's count and its sealing gives no archive: the header's count would lie")

@@ -131,14 +131,13 @@ extension Keychain {
         }
     }
 
-    /// Restores an archive into this keychain, all or nothing. Into this process's engine the archive streams into
-    /// one write transaction, item by item, committed only once its final message has been read and checked (rolled
-    /// back otherwise), so memory stays flat in the item count; other writers to the keychain wait meanwhile.
-    /// Through keychaind every message is read and checked first, then the writes go in one request (memory grows
-    /// with the archive there). An archived item whose primary key is stored already is a conflict: with no policy
+    /// Restores an archive into this keychain, all or nothing. The archive streams into one write transaction, item
+    /// by item — of this process's engine, or of keychaind's through a write session on a connection of its own —
+    /// committed only once its final message has been read and checked (rolled back otherwise), so memory stays flat
+    /// in the item count on both sides; other writers to the keychain wait meanwhile. An archived item whose primary key is stored already is a conflict: with no policy
     /// the restore is refused naming them (``KeychainError/duplicateItem``); `.keep`, `.replace` and `.newer` decide
-    /// per item. `progress` hears (done, total) after each item; into the engine it is called holding the engine's
-    /// lock, so it must not call this keychain.
+    /// per item. `progress` hears (done, total) after each item, while the keychain's lock is held: it must not call
+    /// this keychain.
     @discardableResult
     public func restore(
         from input: FileHandle, passphrase: Passcode, onConflict policy: RestoreConflictPolicy? = nil,
@@ -149,11 +148,10 @@ extension Keychain {
             let reader = try BackupReader(from: input, passphrase: passphrase)
             let backend = try connection.backend()
             defer { connection.changes.catchUp() }
-            guard let engine = backend as? Engine else {
-                return try Self.restoreInOneRequest(
-                    reader, into: backend, for: caller, policy: policy, progress: progress)
+            guard let sessions = backend as? any KeychainWriteSessions else {
+                throw EngineError(.unimplemented, "this keychain's backend writes no sessions: nothing to restore into")
             }
-            return try engine.withWriteSession { (session) throws(EngineError) -> RestoreSummary in
+            return try sessions.withWriteSession { (session) throws(EngineError) -> RestoreSummary in
                 var plan = RestorePlan(policy: policy)
                 while let entry = try reader.next() {
                     // The add first: the store's unique index finds a conflict, and only then is the stored item
@@ -178,25 +176,5 @@ extension Keychain {
                 return plan.summary
             }
         }
-    }
-
-    /// A restore through keychaind: the archive read and checked whole, then one `writeAll`.
-    private static func restoreInOneRequest(
-        _ reader: BackupReader, into backend: any KeychainBackend, for caller: Caller, policy: RestoreConflictPolicy?,
-        progress: ((Int, Int) -> Void)?
-    ) throws(EngineError) -> RestoreSummary {
-        var plan = RestorePlan(policy: policy)
-        var writes: [BackendRequest] = []
-        while let entry = try reader.next() {
-            let stored = try RestorePlan.stored(matching: entry) { (query) throws(EngineError) in
-                try backend.copyMatching(query, for: caller)
-            }
-            writes += plan.writes(for: entry, stored: stored)
-            progress?(reader.read, reader.header.itemCount)
-        }
-        try plan.checkConflicts()
-        guard !writes.isEmpty else { return plan.summary }
-        _ = try backend.perform(.writeAll(writes), for: caller)
-        return plan.summary
     }
 }

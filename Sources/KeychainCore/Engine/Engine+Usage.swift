@@ -16,13 +16,15 @@ package struct StorageUsage: Sendable, Equatable {
 extension Engine {
     /// The keychain's usage now: a count of its items, and its pages in use.
     package func storageUsage() throws(EngineError) -> StorageUsage {
-        try state.withLock { (state) throws(EngineError) -> StorageUsage in
-            let database = state.database
-            let items = try database.first("SELECT COUNT(*) FROM items WHERE tomb = 0") { $0.integer(0) } ?? 0
-            let pages = try database.first("PRAGMA page_count") { $0.integer(0) } ?? 0
-            let free = try database.first("PRAGMA freelist_count") { $0.integer(0) } ?? 0
-            let size = try database.first("PRAGMA page_size") { $0.integer(0) } ?? 0
-            return StorageUsage(items: Int(items), bytes: Int((pages - free) * size))
-        }
+        try state.withLock { (state) throws(EngineError) -> StorageUsage in try Self.storageUsage(of: state.database) }
+    }
+
+    /// What `database` holds: its live items and the bytes its pages take.
+    static func storageUsage(of database: Database) throws(EngineError) -> StorageUsage {
+        let items = try database.first("SELECT COUNT(*) FROM items WHERE tomb = 0") { $0.integer(0) } ?? 0
+        let pages = try database.first("PRAGMA page_count") { $0.integer(0) } ?? 0
+        let free = try database.first("PRAGMA freelist_count") { $0.integer(0) } ?? 0
+        let size = try database.first("PRAGMA page_size") { $0.integer(0) } ?? 0
+        return StorageUsage(items: Int(items), bytes: Int((pages - free) * size))
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A session is used only inside ``Engine/withWriteSession(_:)`` (never kept past it), which holds the engine's lock the whole time: other
 /// callers of this engine wait, and other processes see none of its writes until it commits.
-package struct EngineWriteSession {
+package struct EngineWriteSession: KeychainWriteSession {
     private let engine: Engine
     private let state: EngineState
 
@@ -37,6 +37,12 @@ package struct EngineWriteSession {
         }
     }
 
+    /// The keychain's usage now, the session's writes included (``Engine/storageUsage()``, which would wait for the
+    /// lock the session holds).
+    package func storageUsage() throws(EngineError) -> StorageUsage {
+        try Engine.storageUsage(of: state.database)
+    }
+
     /// The items a query matches, as ``KeychainBackend/copyMatching(_:for:)`` returns them, seeing the session's
     /// writes; items with access control are left out (nothing is asked of the user under the lock), and no data is
     /// returned.
@@ -54,7 +60,31 @@ package struct EngineWriteSession {
     }
 }
 
-extension Engine {
+/// Writes that run in one transaction of a keychain, embedded (``EngineWriteSession``) or keychaind's (over one
+/// connection): what a streamed restore writes through.
+package protocol KeychainWriteSession {
+    /// Carries out an add, an add of several items or a delete; a refused write changes nothing and the session
+    /// goes on.
+    func write(_ request: BackendRequest, for caller: Caller) throws(EngineError) -> WriteResult
+    /// The items a query matches (attributes only), seeing the session's writes.
+    func attributesMatching(_ query: ItemQuery, for caller: Caller) throws(EngineError) -> [Item]
+}
+
+/// A backend that can run a ``KeychainWriteSession``: the engine, and keychaind's client.
+package protocol KeychainWriteSessions {
+    /// Runs `body` with a session whose writes commit together when it returns, and are rolled back when it throws.
+    func withWriteSession<Result>(
+        _ body: (any KeychainWriteSession) throws(EngineError) -> Result
+    ) throws(EngineError) -> Result
+}
+
+extension Engine: KeychainWriteSessions {
+    package func withWriteSession<Result>(
+        _ body: (any KeychainWriteSession) throws(EngineError) -> Result
+    ) throws(EngineError) -> Result {
+        try withWriteSession { (session: EngineWriteSession) throws(EngineError) -> Result in try body(session) }
+    }
+
     /// Runs `body` with a session whose writes commit together when it returns, and are rolled back when it throws
     /// (nothing of them is ever seen by another caller). The engine's lock is held meanwhile.
     package func withWriteSession<Result>(
