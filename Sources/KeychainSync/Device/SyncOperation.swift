@@ -4,7 +4,7 @@ import KeychainCore
 /// One thing a sync verb asks of a keychain's sync device, whoever holds the keychain: the `security` tool for an
 /// embedded keychain, keychaind for the keychain it serves (the tool sends the operation, the daemon carries it out
 /// on its own engine and directory, and its background sync follows the keychain from then on). One description,
-/// carried out in one place (``SyncDevice/perform(_:directory:backend:)``).
+/// carried out in one place (``SyncDevice/perform(_:directory:backend:progress:)``).
 public enum SyncOperation: Sendable, Equatable, Codable {
     /// `sync-init`: a new circle in the store, this keychain its first device.
     case createCircle(storeURL: String, name: String)
