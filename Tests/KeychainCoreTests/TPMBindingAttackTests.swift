@@ -55,9 +55,7 @@ struct TPMBindingAttackTests {
             try write(engine, directory, untilOffset: offset)
             try engine.checkpoint()
         }
-        let copy = try TemporaryDirectory()
-        try FileManager.default.removeItem(at: copy.url)
-        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let copy = try directory.copy()
         let before = try mark(directory)
         do {
             let engine = try open(directory, clock, tpm: tpm.tcti)
@@ -193,9 +191,7 @@ struct TPMBindingAttackTests {
             try engine.addPassword("alice", "revoked")
             try engine.checkpoint()
         }
-        let copy = try TemporaryDirectory()
-        try FileManager.default.removeItem(at: copy.url)
-        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let copy = try directory.copy()
         do {
             let engine = try open(directory, clock, tpm: tpm.tcti)
             _ = try engine.update(
@@ -289,9 +285,7 @@ struct TPMBindingAttackTests {
             try engine.addPassword("alice", "revoked")
             try engine.checkpoint()
         }
-        let copy = try TemporaryDirectory()
-        try FileManager.default.removeItem(at: copy.url)
-        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let copy = try directory.copy()
         let recorded = try mark(copy).counter
         do {
             let engine = try open(directory, clock, tpm: tpm.tcti)

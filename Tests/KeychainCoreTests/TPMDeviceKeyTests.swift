@@ -42,9 +42,7 @@ struct TPMDeviceKeyTests {
             try engine.addPassword("alice", "the secret")
             try engine.checkpoint()
         }
-        let copy = try TemporaryDirectory()
-        try FileManager.default.removeItem(at: copy.url)
-        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let copy = try directory.copy()
         let foreign = #expect(throws: EngineError.self) { try open(copy, clock, tpm: second.tcti) }
         #expect(foreign?.code == .invalidKeychain, "\(String(describing: foreign))")
         #expect(foreign?.message.contains("another TPM") == true, "\(String(describing: foreign))")

@@ -99,9 +99,7 @@ struct TPMPasscodeTests {
             try engine.setPasscode("1234", current: nil)
             try engine.checkpoint()
         }
-        let copy = try TemporaryDirectory()
-        try FileManager.default.removeItem(at: copy.url)
-        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let copy = try directory.copy()
         let opened = #expect(throws: EngineError.self) { try open(copy, clock, tpm: second.tcti) }
         #expect(opened?.code == .invalidKeychain, "\(String(describing: opened))")
         // Even given the passcode's own TPM key from the copy and the right authorization value's shape, the other

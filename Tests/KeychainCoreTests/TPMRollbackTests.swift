@@ -21,9 +21,7 @@ struct TPMRollbackTests {
 
     /// A copy of the keychain's whole directory (database, WAL, device key, high-water mark), as `cp -a` makes.
     private func snapshot(_ directory: TemporaryDirectory) throws -> TemporaryDirectory {
-        let copy = try TemporaryDirectory()
-        try FileManager.default.removeItem(at: copy.url)
-        try FileManager.default.copyItem(at: directory.url, to: copy.url)
+        let copy = try directory.copy()
         return copy
     }
 

@@ -76,6 +76,13 @@ struct BackupStreamingTests {
         }
     }
 
+    /// The keychain `daemon` serves, as the app the tests name.
+    static func keychain(of daemon: DaemonProcess) -> Keychain {
+        Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
+            Keychain(service: "api", identity: try? appIdentity())
+        }
+    }
+
     @Test("A backup asks its backend for pages of items, never for all of them at once")
     func backupReadsInPages() throws {
         let backend = try PageRecordingBackend()
@@ -142,9 +149,7 @@ struct BackupStreamingTests {
     func pagesThroughKeychaind() throws {
         let daemon = try DaemonProcess()
         defer { daemon.kill() }
-        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
-            Keychain(service: "api", identity: try? appIdentity())
-        }
+        let keychain = Self.keychain(of: daemon)
         #expect(keychain.directory == nil, "the keychain is keychaind's")
         try BackupAttackTests.add(Self.items(BackupListing.pageSize * 2 + 10), to: keychain)
         let directory = try TemporaryDirectory()
@@ -166,9 +171,7 @@ struct BackupStreamingTests {
     func restoreIntoKeychaind() throws {
         let daemon = try DaemonProcess()
         defer { daemon.kill() }
-        let keychain = Keychain.$environmentOverride.withValue(["KEYCHAIN_DAEMON": daemon.socketPath]) {
-            Keychain(service: "api", identity: try? appIdentity())
-        }
+        let keychain = Self.keychain(of: daemon)
         let source = try TestKeychain()
         try BackupAttackTests.add(Self.items(600), to: source.keychain)
         let directory = try TemporaryDirectory()

@@ -22,6 +22,14 @@ public final class TemporaryDirectory: Sendable {
     /// The keychain directory inside it (created by whoever opens it).
     public var keychain: URL { url.appendingPathComponent("keychain", isDirectory: true) }
 
+    /// A copy of the directory and everything in it, in a temporary directory of its own (a copied disk).
+    public func copy() throws -> TemporaryDirectory {
+        let copy = try TemporaryDirectory()
+        try FileManager.default.removeItem(at: copy.url)
+        try FileManager.default.copyItem(at: url, to: copy.url)
+        return copy
+    }
+
     /// The names of the entries in the directory, sorted.
     public func entries() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
