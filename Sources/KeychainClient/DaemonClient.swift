@@ -73,9 +73,13 @@ package final class DaemonClient: KeychainBackend {
 
     // MARK: The daemon's own requests
 
-    /// Sends one of the daemon's own requests (registration, `describe`).
-    package func send(_ request: DaemonRequest) throws(EngineError) -> DaemonReply {
-        try call(request)
+    /// Sends one of the daemon's own requests (registration, `describe`); `progress` hears the
+    /// ``DaemonReply/progress(stage:done:total:)`` replies that come before the answer of a request that asked for
+    /// them.
+    package func send(
+        _ request: DaemonRequest, progress: ((_ stage: Int, _ done: Int, _ total: Int) -> Void)? = nil
+    ) throws(EngineError) -> DaemonReply {
+        try call(request, progress: progress)
     }
 
     // MARK: Transport
@@ -84,7 +88,10 @@ package final class DaemonClient: KeychainBackend {
     /// call at once, each on its own connection), which goes back to the pool after a whole exchange.
     ///
     /// The request's and the reply's bytes are wiped once used (they may hold a passcode or a secret).
-    private func call(_ request: DaemonRequest, as caller: Caller? = nil) throws(EngineError) -> DaemonReply {
+    private func call(
+        _ request: DaemonRequest, as caller: Caller? = nil,
+        progress: ((_ stage: Int, _ done: Int, _ total: Int) -> Void)? = nil
+    ) throws(EngineError) -> DaemonReply {
         let message = try DaemonCoding.encode(
             DaemonEnvelope(user: user, caller: caller, forwarded: forwarded, request: request))
         defer { message.wipe() }
@@ -101,21 +108,26 @@ package final class DaemonClient: KeychainBackend {
         } else {
             socket = try open(sending: message)
         }
-        let received: (message: [UInt8], sender: MessageSender?)?
-        do throws(EngineError) {
-            received = try receive(on: socket)
-        } catch {
-            socket.close()
-            throw error
-        }
-        guard let received else {
-            throw EngineError(
-                .notAvailable,
-                "keychaind at \(socketPath) closed the connection before answering; the request may or may not have "
-                    + "been carried out")
-        }
-        defer { received.message.wipe() }
-        let reply = try DaemonCoding.decode(DaemonReply.self, from: received.message)
+        var reply: DaemonReply
+        repeat {
+            let received: (message: [UInt8], sender: MessageSender?)?
+            do throws(EngineError) {
+                received = try receive(on: socket)
+            } catch {
+                socket.close()
+                throw error
+            }
+            guard let received else {
+                throw EngineError(
+                    .notAvailable,
+                    "keychaind at \(socketPath) closed the connection before answering; the request may or may not "
+                        + "have been carried out")
+            }
+            defer { received.message.wipe() }
+            reply = try DaemonCoding.decode(DaemonReply.self, from: received.message)
+            // Progress comes only to a request that asked for it, before its answer.
+            if case .progress(let stage, let done, let total) = reply, let progress { progress(stage, done, total) }
+        } while progress != nil && reply.isProgress
         idleConnections.withLock { idle in
             if idle.count < Self.idleLimit { idle.append(socket) }
         }

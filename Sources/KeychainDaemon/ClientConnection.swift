@@ -108,7 +108,7 @@ package final class ClientConnection: Sendable {
         if envelope.request.mayStretchPasscode {
             send(limits.passcodeChecks.during(owner) { dispatcher.reply(to: envelope, from: principal, size: size) })
         } else {
-            send(dispatcher.reply(to: envelope, from: principal, size: size))
+            send(dispatcher.reply(to: envelope, from: principal, size: size) { [self] in send($0) })
         }
         return .serve
     }

@@ -20,12 +20,16 @@ package struct RequestDispatcher: Sendable {
     }
 
     /// The reply to `envelope` (`size` bytes on the wire) from `principal`: the engine's result, or the error it
-    /// threw. A write that would pass the quotas of the keychain it reaches is refused.
-    package func reply(to envelope: DaemonEnvelope, from principal: Principal, size: Int) -> DaemonReply {
+    /// threw. A write that would pass the quotas of the keychain it reaches is refused. `progress` hears how far a
+    /// long request is, when its client asked (``DaemonRequest/sync(_:reportsProgress:)``).
+    package func reply(
+        to envelope: DaemonEnvelope, from principal: Principal, size: Int,
+        progress: ((DaemonReply) -> Void)? = nil
+    ) -> DaemonReply {
         do throws(EngineError) {
             let user = try targetUser(of: envelope, from: principal)
             try quotas.admit(envelope.request, size: size, uid: user, in: keychains)
-            let reply = try carryOut(envelope, principal)
+            let reply = try carryOut(envelope, principal, progress: progress)
             quotas.carriedOut(envelope.request, uid: user)
             return reply
         } catch {
@@ -42,7 +46,9 @@ package struct RequestDispatcher: Sendable {
         return user
     }
 
-    private func carryOut(_ envelope: DaemonEnvelope, _ principal: Principal) throws(EngineError) -> DaemonReply {
+    private func carryOut(
+        _ envelope: DaemonEnvelope, _ principal: Principal, progress: ((DaemonReply) -> Void)?
+    ) throws(EngineError) -> DaemonReply {
         switch envelope.request {
         case .registerApp(let path, let entitlements, let insecure):
             try requireRoot(principal, "register an app")
@@ -65,9 +71,13 @@ package struct RequestDispatcher: Sendable {
                     applicationIdentifier: caller.applicationIdentifier, accessGroups: caller.accessGroups,
                     isRegisteredApp: caller != Principal.unregistered && !principal.isRoot))
         case .ping: return .backend(.done)
-        case .sync(let operation):
+        case .sync(let operation, let reportsProgress):
             let user = try targetUser(of: envelope, from: principal)
-            return .backend(.data(try SyncRequests.carryOut(operation, for: principal, uid: user, in: keychains)))
+            return .backend(
+                .data(
+                    try SyncRequests.carryOut(
+                        operation, for: principal, uid: user, in: keychains,
+                        progress: reportsProgress ? progress : nil)))
         case .hello, .subscribe, .beginWriteSession, .endWriteSession:
             throw EngineError(.param, "\(envelope.request.name) is only valid at the start of a connection")
         case .backend(let request):

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainSync
+import KeychainWire
 
 /// The sync verbs on the keychain the daemon serves (issue 27): the `security` tool sends a ``SyncOperation`` and
 /// the daemon carries it out on its own engine and directory for the user — no root, no restart — then follows the
@@ -10,9 +11,12 @@ import KeychainSync
 /// registered app or a sandboxed one may not (setting up sync sends every synchronizable item of every app of the
 /// user to the store).
 enum SyncRequests {
-    /// Carries out the operation `json` describes for `principal` on `uid`'s keychain.
+    /// Carries out the operation `json` describes for `principal` on `uid`'s keychain; `progress` hears how far a
+    /// pass is, at most ten times a second (and at each stage's end), as ``DaemonReply/progress(stage:done:total:)``:
+    /// stage 0 receiving records, 1 applying items.
     static func carryOut(
-        _ json: Data, for principal: Principal, uid: UInt32, in keychains: UserKeychains
+        _ json: Data, for principal: Principal, uid: UInt32, in keychains: UserKeychains,
+        progress: ((DaemonReply) -> Void)? = nil
     ) throws(EngineError) -> Data {
         guard principal.isRoot || principal.caller == Principal.unregistered else {
             throw EngineError(
@@ -30,7 +34,10 @@ enum SyncRequests {
         let directory = keychains.directory(of: uid)
         let reply: SyncReply
         do throws(SyncError) {
-            reply = SyncReply(try SyncDevice.perform(operation, directory: directory, backend: engine))
+            let reporter = progress.map { ProgressReporter(send: $0) }
+            reply = SyncReply(
+                try SyncDevice.perform(
+                    operation, directory: directory, backend: engine, progress: reporter.map { $0.report }))
             switch operation {
             case .createCircle, .join:
                 // Followed from now on: changes reach the store, and the store's reach the keychain.
@@ -59,5 +66,23 @@ enum SyncRequests {
                 + "keychaind) or gives a store keychaind's unit can reach (a folder it may write, a PostgreSQL socket)"
         default: return error.message
         }
+    }
+}
+
+/// Sends a pass's progress to the client, no more often than a terminal redraws it.
+private final class ProgressReporter {
+    private let send: (DaemonReply) -> Void
+    private var last: UInt64 = 0
+    private static let interval: UInt64 = 100_000_000
+
+    init(send: @escaping (DaemonReply) -> Void) {
+        self.send = send
+    }
+
+    func report(_ progress: SyncProgress) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard progress.done >= progress.total || now &- last >= Self.interval else { return }
+        last = now
+        send(.progress(stage: progress.phase == .receiving ? 0 : 1, done: progress.done, total: progress.total))
     }
 }

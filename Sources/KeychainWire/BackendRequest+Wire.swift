@@ -24,7 +24,7 @@ package enum RequestTag: UInt8, CaseIterable {
 /// A reply's kind on the wire: a case's place here. New kinds go at the end (and a new protocol version).
 package enum ReplyTag: UInt8, CaseIterable {
     case welcome, written, items, keybagStatus, done, bool, data, key, report, changes, sequence, apps
-    case description, changed, failure, writes
+    case description, changed, failure, writes, progress
 }
 
 extension BackendRequest {
@@ -240,7 +240,7 @@ extension BackendReply {
                     guard try reader.bool() else { return .failure(try EngineError(wire: &reader)) }
                     return .success(WriteResult(items: try readItems(&reader), changeSequence: try reader.int64()))
                 })
-        case .welcome, .apps, .description, .changed, .failure: return nil
+        case .welcome, .apps, .description, .changed, .failure, .progress: return nil
         }
     }
 }

@@ -53,9 +53,10 @@ extension DaemonRequest {
         case .listApps: writer.byte(RequestTag.listApps.rawValue)
         case .describe: writer.byte(RequestTag.describe.rawValue)
         case .ping: writer.byte(RequestTag.ping.rawValue)
-        case .sync(let operation):
+        case .sync(let operation, let reportsProgress):
             writer.byte(RequestTag.sync.rawValue)
             writer.data(operation)
+            writer.bool(reportsProgress)
         case .beginWriteSession: writer.byte(RequestTag.beginWriteSession.rawValue)
         case .endWriteSession(let commit):
             writer.byte(RequestTag.endWriteSession.rawValue)
@@ -82,7 +83,7 @@ extension DaemonRequest {
         case .listApps: self = .listApps
         case .describe: self = .describe
         case .ping: self = .ping
-        case .sync: self = .sync(try reader.data())
+        case .sync: self = .sync(try reader.data(), reportsProgress: try reader.bool())
         case .beginWriteSession: self = .beginWriteSession
         case .endWriteSession: self = .endWriteSession(commit: try reader.bool())
         default: throw reader.malformed("a request of unknown kind \(raw)")
@@ -140,6 +141,11 @@ extension DaemonReply: DaemonMessage {
         case .failure(let error):
             writer.byte(ReplyTag.failure.rawValue)
             error.write(to: &writer)
+        case .progress(let stage, let done, let total):
+            writer.byte(ReplyTag.progress.rawValue)
+            writer.int(stage)
+            writer.int(done)
+            writer.int(total)
         }
     }
 
@@ -158,6 +164,7 @@ extension DaemonReply: DaemonMessage {
         case .description: self = .description(try DaemonDescription(wire: &reader))
         case .changed: self = .changed
         case .failure: self = .failure(try EngineError(wire: &reader))
+        case .progress: self = .progress(stage: try reader.int(), done: try reader.int(), total: try reader.int())
         default: throw reader.malformed("a reply of unknown kind \(raw)")
         }
     }

@@ -23,8 +23,9 @@ package enum DaemonRequest: Sendable {
     case ping
     /// A sync verb's operation (KeychainSync's `SyncOperation`, as JSON), carried out by the daemon on the keychain
     /// it serves the sender, whose background sync then follows it; answered with the outcome, as JSON, in
-    /// ``BackendReply/data(_:)``.
-    case sync(Data)
+    /// ``BackendReply/data(_:)``. With `reportsProgress`, a pass's progress comes first, as ``DaemonReply/progress(_:)``
+    /// replies (a few a second at most), then the answer.
+    case sync(Data, reportsProgress: Bool)
     /// Opens a write session on this connection: until ``endWriteSession(commit:)``, its adds, deletes and lookups
     /// (``BackendRequest/add(_:)``, …, ``BackendRequest/copyMatching(_:)``, attributes only) run in one transaction
     /// of the keychain, which holds its lock meanwhile (a streamed restore); nothing else is accepted on it. A
@@ -117,4 +118,15 @@ package enum DaemonReply: Sendable {
     /// On a subscribed connection: the feed may have grown.
     case changed
     case failure(EngineError)
+    /// How far a long request is, before its answer (``DaemonRequest/sync(_:reportsProgress:)``): its stage's
+    /// number, what is done, and what there is.
+    case progress(stage: Int, done: Int, total: Int)
+}
+
+extension DaemonReply {
+    /// Whether this is a ``progress(stage:done:total:)`` report, which comes before a request's answer.
+    package var isProgress: Bool {
+        if case .progress = self { return true }
+        return false
+    }
 }

@@ -104,7 +104,8 @@ private func makeSamples() -> [[UInt8]] {
                 .registerApp(
                     path: "/usr/bin/app", entitlements: Data("<plist/>".utf8), allowsInsecureExecution: false),
                 .unregisterApp(path: "/usr/bin/app"), .listApps, .describe, .ping,
-                .sync(Data(#"{"status":{}}"#.utf8)), .beginWriteSession, .endWriteSession(commit: true),
+                .sync(Data(#"{"status":{}}"#.utf8), reportsProgress: true), .beginWriteSession,
+                .endWriteSession(commit: true),
             ]
         let keychainReplies: [BackendReply] = [
             .written(WriteResult(items: [item], changeSequence: 7)), .items(found), .keybagStatus(status), .done,
@@ -127,6 +128,7 @@ private func makeSamples() -> [[UInt8]] {
                         uid: 1000, applicationIdentifier: "TEAM.app", accessGroups: ["TEAM.app"],
                         isRegisteredApp: true)),
                 .changed, .failure(EngineError(.itemNotFound, "no item matched")),
+                .progress(stage: 1, done: 3, total: 9),
             ]
         let envelopes =
             [

@@ -72,6 +72,7 @@ struct WireCodingTests {
             [.hello(version: DaemonCoding.version)] + keychainRequests.map { .backend($0) } + [
                 .subscribe, .registerApp(path: "/bin/app", entitlements: Data(), allowsInsecureExecution: true),
                 .unregisterApp(path: "/bin/app"), .listApps, .describe, .ping,
+                .sync(Data("{}".utf8), reportsProgress: true), .beginWriteSession, .endWriteSession(commit: false),
             ]
         for request in requests {
             for envelope in [
@@ -109,7 +110,7 @@ struct WireCodingTests {
                 ]),
                 .description(
                     DaemonDescription(uid: 1000, applicationIdentifier: "a", accessGroups: [], isRegisteredApp: true)),
-                .changed, .failure(EngineError(.itemNotFound, "no item")),
+                .changed, .failure(EngineError(.itemNotFound, "no item")), .progress(stage: 1, done: 2, total: 3),
                 .failure(EngineError.resyncNeeded(after: 3, oldestAvailable: 9)),
                 .failure(EngineError.authNeeded([.passcode, .applicationPassword], "the item needs authentication")),
             ]

@@ -34,7 +34,9 @@ enum SyncSession {
         progress: ((SyncProgress) -> Void)? = nil
     ) throws(ToolFailure) -> SyncOutcome {
         let location = KeychainLocation.standard
-        if let daemon = location.daemon { return try perform(operation, through: daemon, context: context) }
+        if let daemon = location.daemon {
+            return try perform(operation, through: daemon, context: context, progress: progress)
+        }
         switch operation {
         case .createCircle, .join: break
         default:
@@ -53,7 +55,8 @@ enum SyncSession {
 
     /// The operation sent to keychaind, and its answer.
     private static func perform(
-        _ operation: SyncOperation, through daemon: DaemonTarget, context: String
+        _ operation: SyncOperation, through daemon: DaemonTarget, context: String,
+        progress: ((SyncProgress) -> Void)?
     ) throws(ToolFailure) -> SyncOutcome {
         let request: Data
         do {
@@ -63,7 +66,14 @@ enum SyncSession {
         }
         let answer: Data
         do throws(EngineError) {
-            guard case .backend(.data(let data)) = try daemon.client.send(.sync(request)) else {
+            // keychaind reports a pass's progress when asked (stage 0 receiving records, 1 applying items).
+            let reports = progress.map { progress in
+                { (stage: Int, done: Int, total: Int) in
+                    progress(SyncProgress(phase: stage == 0 ? .receiving : .applying, done: done, total: total))
+                }
+            }
+            let reply = try daemon.client.send(.sync(request, reportsProgress: progress != nil), progress: reports)
+            guard case .backend(.data(let data)) = reply else {
                 throw EngineError(.internalComponent, "keychaind answered the sync request with another reply")
             }
             answer = data
