@@ -91,7 +91,8 @@ extension SyncDevice {
             try state.save(item)
         }
         var planned: [PlannedWrite] = []
-        for uuid in chosen.sorted(by: { $0.uuidString < $1.uuidString }) {
+        // Sorted by their text, made once each (the profile found it made in every comparison).
+        for uuid in chosen.map({ ($0.uuidString, $0) }).sorted(by: { $0.0 < $1.0 }).map(\.1) {
             guard var item = states[uuid] else { continue }
             guard item.localUUID == nil || opened[uuid] != nil else { continue }
             do throws(SyncError) {
