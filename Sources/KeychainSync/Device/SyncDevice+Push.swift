@@ -36,10 +36,13 @@ extension SyncDevice {
                 } catch {
                     // A locked class: send what is ready, keep the cursor here and try again next time.
                     problems.append(error.message)
-                    return sent + (try send(outgoing))
+                    return sent + (try send(outgoing, problems: &problems))
                 }
             }
-            sent += try send(outgoing)
+            let count = try send(outgoing, problems: &problems)
+            sent += count
+            // A store that failed: what was not sent waits for the next pass, the cursor here.
+            guard count == outgoing.count else { return sent }
             cursor = batch.cursor
             try state.setInteger(cursor, for: Meta.feedCursor)
             if !batch.hasMore { return sent }
@@ -88,13 +91,23 @@ extension SyncDevice {
         var item: SyncDatabase.ItemState
     }
 
-    /// Appends the entries of `outgoing` together (``appendAll(_:)``), then saves each item's state. Returns how
-    /// many entries were written.
+    /// Appends the entries of `outgoing` together (``appendAll(_:)``), then saves the state of each item sent.
+    /// Returns how many entries were written; a store that failed is reported in `problems`.
+    private func send(_ outgoing: [Outgoing], problems: inout [String]) throws(SyncError) -> Int {
+        guard !outgoing.isEmpty else { return 0 }
+        let (count, failure) = try appendAll(outgoing.map(\.draft))
+        for change in outgoing.prefix(count) { try state.save(change.item) }
+        if let failure { problems.append(failure.message) }
+        return count
+    }
+
+    /// ``send(_:problems:)`` where a store's failure ends the pass (sending every item, after the feed lost track).
     private func send(_ outgoing: [Outgoing]) throws(SyncError) -> Int {
         guard !outgoing.isEmpty else { return 0 }
-        try appendAll(outgoing.map(\.draft))
-        for change in outgoing { try state.save(change.item) }
-        return outgoing.count
+        let (count, failure) = try appendAll(outgoing.map(\.draft))
+        for change in outgoing.prefix(count) { try state.save(change.item) }
+        if let failure { throw failure }
+        return count
     }
 
     /// What to send for one local item (`nil`: it is gone): a version, a tombstone, or nothing.

@@ -42,7 +42,8 @@ extension FolderStore {
             }
             // A taken name ends the chunk here: what follows it is not written.
             if FolderLayout.exists(file) { break }
-            guard usesUnnamedFiles, let descriptor = FileDescriptor<SyncStoreError>.createUnnamed(in: directory, for: file)
+            guard usesUnnamedFiles,
+                let descriptor = FileDescriptor<SyncStoreError>.createUnnamed(in: directory, for: file)
             else {
                 // No unnamed files here: the files made so far vanish with their descriptors, and each record is
                 // written alone.
@@ -83,6 +84,8 @@ extension FolderStore {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .systemCall("open the folder", path: directory, errno: errno) }
         defer { close(descriptor) }
-        guard ck_syncfs(descriptor) == 0 else { throw .systemCall("flush the folder's file system", path: directory, errno: errno) }
+        guard ck_syncfs(descriptor) == 0 else {
+            throw .systemCall("flush the folder's file system", path: directory, errno: errno)
+        }
     }
 }
