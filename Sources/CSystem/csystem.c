@@ -69,3 +69,5 @@ int ck_nss_use_files_only(void) {
 int ck_rename_noreplace(const char *source, const char *destination) {
     return renameat2(AT_FDCWD, source, AT_FDCWD, destination, RENAME_NOREPLACE);
 }
+
+int ck_syncfs(int descriptor) { return syncfs(descriptor); }

@@ -63,6 +63,7 @@ var syncChanges = 1000
 var onlyDaemon = false
 var onlyTPM = false
 var onlyBackup = false
+var onlySync = false
 var backupSizes = [10_000, 100_000]
 if CommandLine.arguments.dropFirst().first == "--backup-child" {
     BackupBench.runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -82,6 +83,7 @@ while let argument = arguments.popFirst() {
     case "--only-daemon": onlyDaemon = true
     case "--only-tpm": onlyTPM = true
     case "--only-backup": onlyBackup = true
+    case "--only-sync": onlySync = true
     case "--backup-sizes":
         guard let list = arguments.popFirst() else { break }
         backupSizes = list.split(separator: ",").compactMap { Int($0) }
@@ -89,7 +91,7 @@ while let argument = arguments.popFirst() {
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--only-tpm] [--sync-changes 1000] [--only-backup] [--backup-sizes 10000,100000]\n")
+                    + "[--only-daemon] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
                     .utf8))
         exit(2)
     }
@@ -103,6 +105,18 @@ do {
     }
     if onlyBackup {
         for line in BackupBench.lines(try BackupBench.run(sizes: backupSizes), sizes: backupSizes) { print(line) }
+        exit(0)
+    }
+    if onlySync {
+        // The sync figures alone (issue 23's converge time and bytes per version), human-readable.
+        for result in try SyncBench.run(changes: max(1, syncChanges)).results {
+            print(
+                "sync \(result.store): 3 devices × \(result.changes_per_device) changes converge in "
+                    + String(format: "%.2f s (%d rounds); ", result.converge_seconds, result.rounds)
+                    + String(
+                        format: "%.0f bytes stored per item version beside %.0f bytes of plaintext",
+                        result.stored_bytes_per_item, result.plaintext_bytes_per_item))
+        }
         exit(0)
     }
     if onlyDaemon {

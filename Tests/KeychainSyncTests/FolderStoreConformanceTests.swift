@@ -10,6 +10,10 @@ struct FolderStoreConformanceTests {
         try StoreConformance.putIfAbsentNeverOverwrites(try FolderFixture())
     }
 
+    @Test func putAllIfAbsentStopsAtTheFirstTakenName() throws {
+        try StoreConformance.putAllIfAbsentStopsAtTheFirstTakenName(try FolderFixture())
+    }
+
     @Test func concurrentPutIfAbsentHasOneWinner() throws {
         try StoreConformance.concurrentPutIfAbsentHasOneWinner(try FolderFixture())
     }

@@ -95,6 +95,9 @@ import Testing
         #expect(try !fallback.putIfAbsent("n/1", [2]))
         #expect(try fallback.get("n/1") == [1])
         try StoreConformance.concurrentPutIfAbsentHasOneWinner(FallbackFixture(path: fixture.path))
+        let batches = try FolderFixture()
+        try StoreConformance.putAllIfAbsentStopsAtTheFirstTakenName(FallbackFixture(path: batches.path))
+        withExtendedLifetime(batches) {}
     }
 
     @Test func missingFolderIsUnavailableUntilBack() throws {

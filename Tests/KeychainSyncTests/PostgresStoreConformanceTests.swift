@@ -11,6 +11,10 @@ struct PostgresStoreConformanceTests {
         try StoreConformance.putIfAbsentNeverOverwrites(try PostgresFixture())
     }
 
+    @Test func putAllIfAbsentStopsAtTheFirstTakenName() throws {
+        try StoreConformance.putAllIfAbsentStopsAtTheFirstTakenName(try PostgresFixture())
+    }
+
     @Test func concurrentPutIfAbsentHasOneWinner() throws {
         try StoreConformance.concurrentPutIfAbsentHasOneWinner(try PostgresFixture())
     }

@@ -43,6 +43,10 @@ int ck_link_unnamed(int descriptor, const char *path);
 /// -1 with errno (EEXIST when it exists; ENOSYS or EINVAL where the kernel or file system cannot).
 int ck_rename_noreplace(const char *source, const char *destination);
 
+/// Flushes the whole file system that holds the open file `descriptor` (syncfs): one flush for many new files
+/// instead of one fsync each. Returns 0 or -1 with errno.
+int ck_syncfs(int descriptor);
+
 /// Overwrites `count` bytes at `bytes` with zeros, in a way the compiler may not drop as a dead store.
 void ck_zero(void *bytes, size_t count);
 

@@ -29,6 +29,21 @@ extension SyncDevice {
             try state.save(item)
             states[uuid] = item
         }
+        // The versions this pass takes are opened first, together (openAll(_:)): those of items whose winner
+        // changed.
+        var winners: [SyncDatabase.StoredEntry] = []
+        for (subject, entries) in byItem {
+            guard let uuid = UUID(uuidString: subject),
+                case .live(let winner)? = ItemResolution.resolve(entries, bounds: bounds)
+            else { continue }
+            let item = states[uuid]
+            if item == nil || item?.isDead == true || item?.winnerAuthor != winner.author
+                || item?.winnerSequence != winner.sequence || item?.keyHash == nil
+            {
+                winners.append(winner)
+            }
+        }
+        let prepared = openAll(winners)
         var opened: [UUID: ItemContent] = [:]
         var decided = 0
         for (subject, entries) in byItem {
@@ -62,7 +77,12 @@ extension SyncDevice {
                 // Records that reappear with a live winner and no tombstone bring the item back.
                 item.isDead = false
                 do throws(SyncError) {
-                    let content = try open(winner)
+                    let content: ItemContent
+                    if let result = prepared[RecordName.log(winner.author, winner.sequence)] {
+                        content = try result.get()
+                    } else {
+                        content = try open(winner)
+                    }
                     opened[uuid] = content
                     item.keyHash = try keyHash(content)
                     item.winnerAuthor = winner.author
@@ -91,7 +111,8 @@ extension SyncDevice {
             try state.save(item)
         }
         var planned: [PlannedWrite] = []
-        for uuid in chosen.sorted(by: { $0.uuidString < $1.uuidString }) {
+        // Sorted by their text, made once each (the profile found it made in every comparison).
+        for uuid in chosen.map({ ($0.uuidString, $0) }).sorted(by: { $0.0 < $1.0 }).map(\.1) {
             guard var item = states[uuid] else { continue }
             guard item.localUUID == nil || opened[uuid] != nil else { continue }
             do throws(SyncError) {
@@ -197,6 +218,15 @@ extension SyncDevice {
         guard let keys = try epochKeys(epoch, for: keyClass) else {
             throw SyncError(
                 .notTrusted, "the record \(name) is sealed under epoch \(epoch), not shared with this device")
+        }
+        return try Self.open(entry, name: name, keys: keys)
+    }
+
+    /// Opens the item version of `entry` (the record `name`) with its epoch's `keys`, as ``open(_:)`` does: on any
+    /// thread, touching no state.
+    static func open(_ entry: LogEntry, name: String, keys: EpochKeys) throws(SyncError) -> ItemContent {
+        guard let version = entry.item else {
+            throw SyncError(.damaged, "the record \(name) holds no item version")
         }
         let content = try ItemSealing.open(version, keys: keys, author: entry.author, clock: entry.clock)
         // Its author's build decided what to send; this device decides what it takes.

@@ -45,14 +45,13 @@ extension SyncDevice {
             let fetched = try storeCall { () throws(SyncStoreError) -> [String: [UInt8]] in
                 try store.getMany(new.map { RecordName.log(device, $0) })
             }
+            // Signatures checked and bodies parsed on every core at once, then kept one by one in order.
+            let checked = SignedRecord.verifiedEntries(new.map { RecordName.log(device, $0) }, fetched, by: author)
             for sequence in new {
                 let name = RecordName.log(device, sequence)
-                guard let bytes = fetched[name] else { continue }
+                guard let bytes = fetched[name], let result = checked[name] else { continue }
                 do throws(SyncError) {
-                    guard SignedRecord.isSigned(bytes, name: name, by: author.signingKey) else {
-                        throw SyncError(.damaged, "the record \(name) is not signed by its device")
-                    }
-                    let entry = try SignedRecord.unverifiedBody(LogEntry.self, bytes, name: name)
+                    let entry = try result.get()
                     guard entry.author == device, entry.sequence == sequence else {
                         throw SyncError(.damaged, "the record \(name) claims another place")
                     }

@@ -28,15 +28,21 @@ extension SyncDevice {
                     uuids.append(change.persistentReference.uuid)
                 }
             }
+            // The batch's entries go to the store together (one flush, one transaction), then into the state.
+            var outgoing: [Outgoing] = []
             for uuid in uuids.reversed() {
                 do throws(SyncError) {
-                    sent += try pushLocal(uuid, item: try localItem(uuid))
+                    if let next = try outgoingChange(uuid, item: try localItem(uuid)) { outgoing.append(next) }
                 } catch {
-                    // A locked class: keep the cursor here and try again next time.
+                    // A locked class: send what is ready, keep the cursor here and try again next time.
                     problems.append(error.message)
-                    return sent
+                    return sent + (try send(outgoing, problems: &problems))
                 }
             }
+            let count = try send(outgoing, problems: &problems)
+            sent += count
+            // A store that failed: what was not sent waits for the next pass, the cursor here.
+            guard count == outgoing.count else { return sent }
             cursor = batch.cursor
             try state.setInteger(cursor, for: Meta.feedCursor)
             if !batch.hasMore { return sent }
@@ -57,28 +63,64 @@ extension SyncDevice {
                 if error.code == .itemNotFound { continue }
                 throw SyncError(error, "cannot read the keychain's synchronizable items")
             }
+            var outgoing: [Outgoing] = []
             for item in items {
                 present.insert(item.persistentReference.uuid)
-                sent += try pushLocal(item.persistentReference.uuid, item: item)
+                if let next = try outgoingChange(item.persistentReference.uuid, item: item) { outgoing.append(next) }
+                if outgoing.count >= 500 {
+                    sent += try send(outgoing)
+                    outgoing = []
+                }
+            }
+            sent += try send(outgoing)
+        }
+        var outgoing: [Outgoing] = []
+        for (_, item) in try state.items() {
+            if let local = item.localUUID, !present.contains(local),
+                let next = try outgoingChange(local, item: nil)
+            {
+                outgoing.append(next)
             }
         }
-        for (_, item) in try state.items() {
-            if let local = item.localUUID, !present.contains(local) { sent += try pushLocal(local, item: nil) }
-        }
-        return sent
+        return sent + (try send(outgoing))
     }
 
-    /// Sends the state of one local item (`nil`: it is gone).
-    private func pushLocal(_ localUUID: UUID, item: Item?) throws(SyncError) -> Int {
+    /// An entry to send for a local item, and the item's sync state once it is sent.
+    private struct Outgoing {
+        var draft: LogDraft
+        var item: SyncDatabase.ItemState
+    }
+
+    /// Appends the entries of `outgoing` together (``appendAll(_:)``), then saves the state of each item sent.
+    /// Returns how many entries were written; a store that failed is reported in `problems`.
+    private func send(_ outgoing: [Outgoing], problems: inout [String]) throws(SyncError) -> Int {
+        guard !outgoing.isEmpty else { return 0 }
+        let (count, failure) = try appendAll(outgoing.map(\.draft))
+        for change in outgoing.prefix(count) { try state.save(change.item) }
+        if let failure { problems.append(failure.message) }
+        return count
+    }
+
+    /// ``send(_:problems:)`` where a store's failure ends the pass (sending every item, after the feed lost track).
+    private func send(_ outgoing: [Outgoing]) throws(SyncError) -> Int {
+        guard !outgoing.isEmpty else { return 0 }
+        let (count, failure) = try appendAll(outgoing.map(\.draft))
+        for change in outgoing.prefix(count) { try state.save(change.item) }
+        if let failure { throw failure }
+        return count
+    }
+
+    /// What to send for one local item (`nil`: it is gone): a version, a tombstone, or nothing.
+    private func outgoingChange(_ localUUID: UUID, item: Item?) throws(SyncError) -> Outgoing? {
         let mapped = try state.item(local: localUUID)
         guard let item, SyncScope.includes(item) else {
             // Deleted, or no longer synchronizable: the sync item is deleted everywhere.
-            guard var mapped, !mapped.isDead else { return 0 }
-            try append(.tombstone) { entry in entry.item = SealedVersion(uuid: mapped.uuid) }
+            guard var mapped, !mapped.isDead else { return nil }
+            let uuid = mapped.uuid
             mapped.isDead = true
             mapped.localUUID = nil
-            try state.save(mapped)
-            return 1
+            return Outgoing(
+                draft: LogDraft(kind: .tombstone) { entry in entry.item = SealedVersion(uuid: uuid) }, item: mapped)
         }
         let content = ItemContent(item)
         let hash = try contentHash(content)
@@ -88,30 +130,30 @@ extension SyncDevice {
                 try deleteLocal(localUUID)
                 mapped.localUUID = nil
                 try state.save(mapped)
-                return 0
+                return nil
             }
-            if mapped.appliedHash == hash { return 0 }
-            try appendVersion(of: mapped.uuid, content)
+            if mapped.appliedHash == hash { return nil }
             mapped.appliedHash = hash
-            try state.save(mapped)
-            return 1
+            return Outgoing(draft: try versionDraft(of: mapped.uuid, content), item: mapped)
         }
         var uuid = localUUID
         if try state.item(uuid) != nil { uuid = UUID() }
-        try appendVersion(of: uuid, content)
-        try state.save(
-            SyncDatabase.ItemState(
+        return Outgoing(
+            draft: try versionDraft(of: uuid, content),
+            item: SyncDatabase.ItemState(
                 uuid: uuid, localUUID: localUUID, appliedHash: hash, keyHash: nil, isDead: false, winnerAuthor: nil,
                 winnerSequence: nil))
-        return 1
     }
 
-    private func appendVersion(of uuid: UUID, _ content: ItemContent) throws(SyncError) {
+    /// The entry of a new version of `uuid` holding `content`, sealed under the current epoch's key once its
+    /// place and clock are known.
+    private func versionDraft(of uuid: UUID, _ content: ItemContent) throws(SyncError) -> LogDraft {
         guard let epoch = currentEpoch, let keys = try epochKeys(epoch, for: content.keyClass) else {
             throw SyncError(.notTrusted, "this device holds no key of the circle's current epoch yet")
         }
-        try append(.item) { (entry) throws(SyncError) in
-            entry.item = try ItemSealing.seal(content, uuid: uuid, keys: keys, author: deviceID, clock: entry.clock)
+        let author = deviceID
+        return LogDraft(kind: .item) { (entry) throws(SyncError) in
+            entry.item = try ItemSealing.seal(content, uuid: uuid, keys: keys, author: author, clock: entry.clock)
         }
     }
 }

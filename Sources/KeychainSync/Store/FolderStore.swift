@@ -22,7 +22,7 @@ public final class FolderStore: SyncStore {
     /// How often a watch lists the folder to catch what inotify does not report (network file systems), in seconds.
     public let pollInterval: Double
     private let usesInotify: Bool
-    private let usesUnnamedFiles: Bool
+    let usesUnnamedFiles: Bool
 
     /// Opens the store in the folder at `path` (absolute), creating the folder (0700) when its parent exists.
     /// - Parameter path: the folder's absolute path.
@@ -122,7 +122,7 @@ public final class FolderStore: SyncStore {
     }
 
     /// Throws `.unavailable` unless the folder is there (a network file system may be unmounted, a drive gone).
-    private func checkFolder() throws(SyncStoreError) {
+    func checkFolder() throws(SyncStoreError) {
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw SyncStoreError(

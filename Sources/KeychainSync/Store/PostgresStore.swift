@@ -152,7 +152,7 @@ public final class PostgresStore: SyncStore, CustomStringConvertible, @unchecked
     /// there is gone. With `retrying`, a statement that failed because the connection was lost is run once more on
     /// a new one (for statements that may run twice: reads and deletes).
     @discardableResult
-    private func withConnection<Result>(
+    func withConnection<Result>(
         retrying: Bool, _ body: (PostgresConnection) throws(SyncStoreError) -> Result
     ) throws(SyncStoreError) -> Result {
         lock.lock()

@@ -26,6 +26,14 @@ public protocol SyncStore: Sendable {
     ///   are left as they were, whatever they are).
     func putIfAbsent(_ name: String, _ bytes: [UInt8]) throws(SyncStoreError) -> Bool
 
+    /// Stores `records` in order as ``putIfAbsent(_:_:)`` would each, stopping at the first whose name is taken
+    /// (it and the records after it are not written), in as few flushes and round trips as the store can.
+    ///
+    /// Each record written is whole and durable before this returns, as with ``putIfAbsent(_:_:)``; a failure may
+    /// leave any prefix of `records` written.
+    /// - Returns: how many of `records`, from the first, were written.
+    func putAllIfAbsent(_ records: [(name: String, bytes: [UInt8])]) throws(SyncStoreError) -> Int
+
     /// Removes the record `name`; removing a record that does not exist is not an error.
     func delete(_ name: String) throws(SyncStoreError)
 
@@ -44,6 +52,16 @@ extension SyncStore {
             if let bytes = try get(name) { records[name] = bytes }
         }
         return records
+    }
+
+    /// ``SyncStore/putAllIfAbsent(_:)`` as one ``SyncStore/putIfAbsent(_:_:)`` per record.
+    public func putAllIfAbsent(_ records: [(name: String, bytes: [UInt8])]) throws(SyncStoreError) -> Int {
+        var written = 0
+        for record in records {
+            guard try putIfAbsent(record.name, record.bytes) else { break }
+            written += 1
+        }
+        return written
     }
 }
 
