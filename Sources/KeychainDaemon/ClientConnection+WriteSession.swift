@@ -24,28 +24,40 @@ extension ClientConnection {
         do throws(EngineError) {
             try engine.withWriteSession { (session: EngineWriteSession) throws(EngineError) in
                 send(.backend(.done))
-                while try serveStep(of: session, user: user) {}
+                while true {
+                    switch try serveStep(of: session, user: user) {
+                    case .more: continue
+                    case .commit: return
+                    case .abandon:
+                        abandoned = true
+                        // Thrown only so that the session is rolled back.
+                        throw EngineError(.param, "the client ended the write session without committing")
+                    }
+                }
             }
-            send(.backend(.done))
-            return .serve
-        } catch  where error.code == Self.abandonedCode && error.message == Self.abandoned {
-            abandoned = true
         } catch {
-            // Broken, stalled or refused as a whole: rolled back; the client is told if it still listens.
-            send(.failure(EngineError(error.code, "the write session was rolled back: \(error.message)")))
-            return .end
+            guard abandoned else {
+                // Broken, stalled or refused as a whole: rolled back; the client is told if it still listens.
+                send(.failure(EngineError(error.code, "the write session was rolled back: \(error.message)")))
+                return .end
+            }
         }
-        // The client asked for nothing to be kept.
-        if abandoned { send(.backend(.done)) }
+        // Committed, or (the client asked for nothing to be kept) rolled back.
+        send(.backend(.done))
         return .serve
     }
 
-    private static let abandonedCode = EngineError.Code.param
-    private static let abandoned = "the client ended the write session without committing"
+    /// What the client's message asked of the session.
+    private enum Step {
+        case more
+        case commit
+        case abandon
+    }
 
-    /// Serves one message of the session; `false` once the client commits. A write or lookup refused on its own is
-    /// answered with its failure and the session goes on; anything that breaks the session throws.
-    private func serveStep(of session: EngineWriteSession, user: UInt32) throws(EngineError) -> Bool {
+    /// Serves one message of the session: its end (to commit or abandon) or one more write or lookup. A write or
+    /// lookup refused on its own is answered with its failure and the session goes on; anything that breaks the
+    /// session throws.
+    private func serveStep(of session: EngineWriteSession, user: UInt32) throws(EngineError) -> Step {
         let idle = limits.options.idleTimeout
         guard socket.awaitMessage(timeout: idle) else {
             throw EngineError(
@@ -66,8 +78,7 @@ extension ClientConnection {
         }
         switch envelope.request {
         case .endWriteSession(let commit):
-            guard commit else { throw EngineError(Self.abandonedCode, Self.abandoned) }
-            return false
+            return commit ? .commit : .abandon
         case .backend(let request) where request.canJoinRunningGroup:
             do throws(EngineError) {
                 try dispatcher.quotas.admit(envelope.request, size: received.message.count, uid: user) {
@@ -90,6 +101,6 @@ extension ClientConnection {
                         .param,
                         "a write session takes adds, deletes, lookups and its end, not \(envelope.request.name)")))
         }
-        return true
+        return .more
     }
 }

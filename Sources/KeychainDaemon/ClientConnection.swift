@@ -108,7 +108,11 @@ package final class ClientConnection: Sendable {
         if envelope.request.mayStretchPasscode {
             send(limits.passcodeChecks.during(owner) { dispatcher.reply(to: envelope, from: principal, size: size) })
         } else {
-            send(dispatcher.reply(to: envelope, from: principal, size: size) { [self] in send($0) })
+            // Progress goes out on this connection before the answer, for a request that asked for it; no other
+            // request pays for the closure.
+            var progress: ((DaemonReply) -> Void)?
+            if case .sync(_, reportsProgress: true) = envelope.request { progress = { [self] in send($0) } }
+            send(dispatcher.reply(to: envelope, from: principal, size: size, progress: progress))
         }
         return .serve
     }

@@ -137,11 +137,7 @@ package struct WireReader {
     }
 
     mutating func string() throws(EngineError) -> String {
-        // Validated from contiguous memory: the generic path over a slice costs more than the rest of a small
-        // request's decoding.
-        guard let text = try run().withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
-            throw malformed("text that is not UTF-8")
-        }
+        guard let text = String(validating: try run(), as: UTF8.self) else { throw malformed("text that is not UTF-8") }
         return text
     }
 

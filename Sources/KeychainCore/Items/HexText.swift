@@ -4,21 +4,23 @@
 extension Sequence<UInt8> {
     /// The bytes in hexadecimal, lowercase unless `uppercase`.
     package func hexText(uppercase: Bool = false) -> String {
-        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
         var text: [UInt8] = []
         text.reserveCapacity(underestimatedCount * 2)
-        digits.withUTF8Buffer { table in
-            for byte in self {
-                text.append(table[Int(byte >> 4)])
-                text.append(table[Int(byte & 0x0f)])
-            }
+        for byte in self {
+            text.append(UInt8(hexDigitOf: byte >> 4, uppercase: uppercase))
+            text.append(UInt8(hexDigitOf: byte & 0x0f, uppercase: uppercase))
         }
         return String(decoding: text, as: UTF8.self)
     }
 }
 
-/// Hexadecimal text read back.
+/// One hex digit, written and read back.
 extension UInt8 {
+    /// The ASCII digit of `value` (0 to 15), lowercase unless `uppercase`.
+    package init(hexDigitOf value: UInt8, uppercase: Bool = false) {
+        self = value < 10 ? UInt8(ascii: "0") + value : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
+    }
+
     /// The value of one hex digit (either case), or `nil` when `digit` is none.
     package init?(hexDigit digit: UInt8) {
         switch digit {

@@ -15,17 +15,8 @@ extension FolderStore {
     public func putAllIfAbsent(_ records: [(name: String, bytes: [UInt8])]) throws(SyncStoreError) -> Int {
         for record in records { try SyncStoreName.validate(record.name) }
         try checkFolder()
-        var written = 0
-        var start = 0
-        while start < records.count {
-            // Bounded, so that the open descriptors stay well below the process's limit.
-            let chunk = records[start..<min(records.count, start + 256)]
-            let count = try putChunk(chunk)
-            written += count
-            guard count == chunk.count else { break }
-            start += chunk.count
-        }
-        return written
+        // Chunks bounded, so that the open descriptors stay well below the process's limit.
+        return try putInChunks(records, size: 256) { (chunk) throws(SyncStoreError) in try putChunk(chunk) }
     }
 
     /// Writes one chunk of ``putAllIfAbsent(_:)`` and returns how many of its records, from the first, were written.
@@ -47,7 +38,7 @@ extension FolderStore {
             else {
                 // No unnamed files here: the files made so far vanish with their descriptors, and each record is
                 // written alone.
-                return try putEach(chunk)
+                return try putEachIfAbsent(chunk)
             }
             try descriptor.write(record.bytes)
             files.append((file, descriptor))
@@ -66,16 +57,6 @@ extension FolderStore {
             written += 1
         }
         for directory in directories { try FileDescriptor<SyncStoreError>.synchronizeDirectory(directory) }
-        return written
-    }
-
-    /// One ``putIfAbsent(_:_:)`` per record, up to the first whose name is taken.
-    private func putEach(_ records: ArraySlice<(name: String, bytes: [UInt8])>) throws(SyncStoreError) -> Int {
-        var written = 0
-        for record in records {
-            guard try putIfAbsent(record.name, record.bytes) else { break }
-            written += 1
-        }
         return written
     }
 

@@ -6,16 +6,7 @@ extension PostgresStore {
     /// one ``putIfAbsent(_:_:)`` at a time up to the taken name, so that no record after it is stored.
     public func putAllIfAbsent(_ records: [(name: String, bytes: [UInt8])]) throws(SyncStoreError) -> Int {
         for record in records { try SyncStoreName.validate(record.name) }
-        var written = 0
-        var start = 0
-        while start < records.count {
-            let chunk = records[start..<min(records.count, start + 500)]
-            let count = try putChunk(chunk)
-            written += count
-            guard count == chunk.count else { break }
-            start += chunk.count
-        }
-        return written
+        return try putInChunks(records, size: 500) { (chunk) throws(SyncStoreError) in try putChunk(chunk) }
     }
 
     /// Writes one chunk of ``putAllIfAbsent(_:)`` and returns how many of its records, from the first, were written.
@@ -46,12 +37,6 @@ extension PostgresStore {
                 throw error
             }
         }
-        if isWhole { return chunk.count }
-        var written = 0
-        for record in chunk {
-            guard try putIfAbsent(record.name, record.bytes) else { break }
-            written += 1
-        }
-        return written
+        return isWhole ? chunk.count : try putEachIfAbsent(chunk)
     }
 }

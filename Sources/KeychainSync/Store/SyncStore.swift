@@ -56,10 +56,34 @@ extension SyncStore {
 
     /// ``SyncStore/putAllIfAbsent(_:)`` as one ``SyncStore/putIfAbsent(_:_:)`` per record.
     public func putAllIfAbsent(_ records: [(name: String, bytes: [UInt8])]) throws(SyncStoreError) -> Int {
+        try putEachIfAbsent(records[...])
+    }
+
+    /// One ``SyncStore/putIfAbsent(_:_:)`` per record, stopping at the first whose name is taken; how many were
+    /// written.
+    func putEachIfAbsent(_ records: ArraySlice<(name: String, bytes: [UInt8])>) throws(SyncStoreError) -> Int {
         var written = 0
         for record in records {
             guard try putIfAbsent(record.name, record.bytes) else { break }
             written += 1
+        }
+        return written
+    }
+
+    /// `records` through `putChunk` in chunks of at most `size`, in order, stopping after the first chunk not
+    /// written whole (`putChunk` returns how many of its records, from the first, it wrote); how many were written.
+    func putInChunks(
+        _ records: [(name: String, bytes: [UInt8])], size: Int,
+        _ putChunk: (ArraySlice<(name: String, bytes: [UInt8])>) throws(SyncStoreError) -> Int
+    ) throws(SyncStoreError) -> Int {
+        var written = 0
+        var start = 0
+        while start < records.count {
+            let chunk = records[start..<min(records.count, start + size)]
+            let count = try putChunk(chunk)
+            written += count
+            guard count == chunk.count else { break }
+            start += chunk.count
         }
         return written
     }

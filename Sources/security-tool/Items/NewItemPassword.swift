@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// The password of a new item: `-X hex`, `-w password` (or the legacy `-p password` of generic passwords), or,
 /// for a trailing `-w`, asked on the terminal (twice) or read from standard input; else empty, as on macOS. Only
@@ -47,13 +48,15 @@ enum NewItemPassword {
                 var from = 0
                 var to = 0
                 if isOdd {
-                    guard let low = nibble(input[0]) else { return false }
+                    guard let low = UInt8(hexDigit: input[0]) else { return false }
                     output[0] = low
                     from = 1
                     to = 1
                 }
                 while from < input.count {
-                    guard let high = nibble(input[from]), let low = nibble(input[from + 1]) else { return false }
+                    guard let high = UInt8(hexDigit: input[from]), let low = UInt8(hexDigit: input[from + 1]) else {
+                        return false
+                    }
                     output[to] = high << 4 | low
                     from += 2
                     to += 1
@@ -66,14 +69,5 @@ enum NewItemPassword {
             throw .usage("-X must specify valid hex digits")
         }
         return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

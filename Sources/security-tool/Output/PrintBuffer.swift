@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// How macOS's tool prints a byte string (its `print_buffer`), so attribute lines read as they do on a Mac:
 ///
@@ -27,8 +28,8 @@ enum PrintBuffer {
         if hasBinary {
             text.append(contentsOf: "0x".utf8)
             for byte in bytes {
-                text.append(hexDigit(byte >> 4, uppercase: true))
-                text.append(hexDigit(byte & 0xF, uppercase: true))
+                text.append(UInt8(hexDigitOf: byte >> 4, uppercase: true))
+                text.append(UInt8(hexDigitOf: byte & 0xF, uppercase: true))
             }
             text.append(contentsOf: (hasText ? "  " : " ").utf8)
         }
@@ -58,8 +59,8 @@ enum PrintBuffer {
             defer { SecretReader.zero(&scratch) }
             var used = 0
             for byte in secret {
-                scratch[used] = hexDigit(byte >> 4, uppercase: false)
-                scratch[used + 1] = hexDigit(byte & 0xF, uppercase: false)
+                scratch[used] = UInt8(hexDigitOf: byte >> 4)
+                scratch[used + 1] = UInt8(hexDigitOf: byte & 0xF)
                 used += 2
                 if used == scratch.count {
                     scratch.withUnsafeBytes { console.write($0) }
@@ -74,9 +75,5 @@ enum PrintBuffer {
     /// Printable ASCII other than the backslash, which macOS escapes.
     private static func isPlain(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "\\")
-    }
-
-    private static func hexDigit(_ value: UInt8, uppercase: Bool) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
     }
 }
