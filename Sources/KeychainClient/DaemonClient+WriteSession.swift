@@ -49,7 +49,10 @@ private struct DaemonWriteSession: KeychainWriteSession {
             DaemonEnvelope(user: client.user, caller: caller, forwarded: client.forwarded, request: request))
         defer { message.wipe() }
         try socket.send(message)
-        guard socket.awaitMessage(timeout: client.timeout) else {
+        // Each write or lookup of the session is carried out in its open transaction, without waiting for the disk;
+        // only its end does.
+        let budget: SpinBudget = if case .endWriteSession = request { .none } else { .reply }
+        guard socket.awaitMessage(timeout: client.timeout, spinning: budget) else {
             throw EngineError(
                 .notAvailable,
                 "keychaind did not answer at \(client.socketPath) within \(Int(client.timeout.rounded(.up))) s during "

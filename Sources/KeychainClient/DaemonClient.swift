@@ -112,7 +112,7 @@ package final class DaemonClient: KeychainBackend {
         repeat {
             let received: (message: [UInt8], sender: MessageSender?)?
             do throws(EngineError) {
-                received = try receive(on: socket)
+                received = try receive(on: socket, spinning: .awaiting(request))
             } catch {
                 socket.close()
                 throw error
@@ -161,8 +161,10 @@ package final class DaemonClient: KeychainBackend {
             // answer says why.
             throw Self.refusal(on: socket) ?? unavailable(error)
         }
-        guard let message else { return try Self.expectWelcome(try receive(on: socket), path: socketPath, on: socket) }
-        guard socket.awaitMessage(timeout: timeout) else { throw noAnswer() }
+        guard let message else {
+            return try Self.expectWelcome(try receive(on: socket, spinning: .reply), path: socketPath, on: socket)
+        }
+        guard socket.awaitMessage(timeout: timeout, spinning: .reply) else { throw noAnswer() }
         let welcome: (message: [UInt8], sender: MessageSender?)?
         do throws(EngineError) {
             welcome = try socket.receive()
@@ -227,10 +229,11 @@ package final class DaemonClient: KeychainBackend {
                 + "not have been carried out")
     }
 
-    /// The next message on `socket`, waiting at most ``timeout`` for it.
-    private func receive(on socket: SeqPacketSocket) throws(EngineError) -> (message: [UInt8], sender: MessageSender?)?
-    {
-        guard socket.awaitMessage(timeout: timeout) else { throw noAnswer() }
+    /// The next message on `socket`, waiting at most ``timeout`` for it (polling for `budget` first).
+    private func receive(
+        on socket: SeqPacketSocket, spinning budget: SpinBudget = .none
+    ) throws(EngineError) -> (message: [UInt8], sender: MessageSender?)? {
+        guard socket.awaitMessage(timeout: timeout, spinning: budget) else { throw noAnswer() }
         do throws(EngineError) {
             return try socket.receive()
         } catch {

@@ -24,8 +24,9 @@ extension ClientConnection {
         do throws(EngineError) {
             try engine.withWriteSession { (session: EngineWriteSession) throws(EngineError) in
                 send(.backend(.done))
+                var wait = NextMessageWait()
                 while true {
-                    switch try serveStep(of: session, user: user) {
+                    switch try serveStep(of: session, user: user, wait: &wait) {
                     case .more: continue
                     case .commit: return
                     case .abandon:
@@ -57,9 +58,11 @@ extension ClientConnection {
     /// Serves one message of the session: its end (to commit or abandon) or one more write or lookup. A write or
     /// lookup refused on its own is answered with its failure and the session goes on; anything that breaks the
     /// session throws.
-    private func serveStep(of session: EngineWriteSession, user: UInt32) throws(EngineError) -> Step {
+    private func serveStep(
+        of session: EngineWriteSession, user: UInt32, wait: inout NextMessageWait
+    ) throws(EngineError) -> Step {
         let idle = limits.options.idleTimeout
-        guard socket.awaitMessage(timeout: idle) else {
+        guard wait.await(on: socket, timeout: idle) else {
             throw EngineError(
                 .notAvailable,
                 "the client said nothing for \(DaemonOptions.text(seconds: idle)) s during a write session")

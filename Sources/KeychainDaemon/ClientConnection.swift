@@ -43,8 +43,9 @@ package final class ClientConnection: Sendable {
         try? socket.setTimeouts(receive: options.handshakeTimeout, send: options.idleTimeout)
         guard handshake() else { return }
         try? socket.setTimeouts(receive: options.idleTimeout, send: options.idleTimeout)
+        var wait = NextMessageWait()
         while true {
-            if !socket.awaitMessage(timeout: options.idleTimeout) {
+            if !wait.await(on: socket, timeout: options.idleTimeout) {
                 // Idle: the client may send no more (its next send fails at once, so it knows to connect again);
                 // what it sent already is still answered, then the connection ends.
                 socket.shutDownReading()

@@ -24,8 +24,9 @@ extension SeqPacketSocket {
     }
 
     /// Waits at most `timeout` seconds for something to read: a message, the peer's end, or an error (which
-    /// ``receive()`` then reports). `false` when nothing came in time.
-    package func awaitMessage(timeout: TimeInterval) -> Bool {
+    /// ``receive()`` then reports), polling for `budget` first (``SpinBudget``). `false` when nothing came in time.
+    package func awaitMessage(timeout: TimeInterval, spinning budget: SpinBudget = .none) -> Bool {
+        if pollBriefly(budget) { return true }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, timeout) * 1e9)
         while true {
             let now = DispatchTime.now().uptimeNanoseconds

@@ -74,6 +74,18 @@ enum DaemonBench {
         return report
     }
 
+    /// Only the round trip and the stored keys' operations, on a fresh daemon (`--only-daemon-keys`: a quick loop on
+    /// their latency), or `nil` when no `keychaind` is built beside the bench.
+    static func runKeysOnly() throws -> (roundTrip: Double, keys: [String: Comparison])? {
+        guard let executable = BenchDaemon.executable else { return nil }
+        let daemon = try BenchDaemon(executable: executable)
+        defer { daemon.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let embedded = try Engine(storage: .directory(directory.appendingPathComponent("embedded")))
+        return (try roundTrip(daemon: daemon), try storedKeyOperations(daemon: daemon, embedded: embedded))
+    }
+
     // MARK: Find
 
     private static func find(

@@ -5,7 +5,7 @@
 //   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--only-daemon] [--only-tpm]
 //                  [--sync-changes 1000] [--only-backup] [--backup-sizes 10000,100000]
 //
-// `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
+// `--only-daemon-keys` runs only the stored keys' operations through keychaind. `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
 // loop while working on the daemon. `--only-backup` runs only backup and restore of a keychain at each
 // `--backup-sizes` (BackupBench.swift), each in a child process of this bench (`--backup-child`). `--sync-changes N` sets the changes per device of the sync figures (0 skips).
 import Foundation
@@ -61,6 +61,7 @@ var fileMegabytes = 256
 var measuresDaemon = true
 var syncChanges = 1000
 var onlyDaemon = false
+var onlyDaemonKeys = false
 var onlyTPM = false
 var onlyBackup = false
 var onlySync = false
@@ -81,6 +82,7 @@ while let argument = arguments.popFirst() {
     case "--sync-changes":
         syncChanges = arguments.popFirst().flatMap { Int($0) } ?? syncChanges
     case "--only-daemon": onlyDaemon = true
+    case "--only-daemon-keys": onlyDaemonKeys = true
     case "--only-tpm": onlyTPM = true
     case "--only-backup": onlyBackup = true
     case "--only-sync": onlySync = true
@@ -91,7 +93,7 @@ while let argument = arguments.popFirst() {
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
+                    + "[--only-daemon] [--only-daemon-keys] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
                     .utf8))
         exit(2)
     }
@@ -117,6 +119,12 @@ do {
                         format: "%.0f bytes stored per item version beside %.0f bytes of plaintext",
                         result.stored_bytes_per_item, result.plaintext_bytes_per_item))
         }
+        exit(0)
+    }
+    if onlyDaemonKeys {
+        // Stored keys through keychaind beside the embedded engine, and the round trip (issue 24's latency).
+        let report = try DaemonBench.runKeysOnly()
+        print(ReportTable.daemonKeysOnly(report))
         exit(0)
     }
     if onlyDaemon {

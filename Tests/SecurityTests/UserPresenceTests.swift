@@ -149,7 +149,7 @@ import Testing
         #expect(laContext.setCredential(bytes("hunter2"), type: .applicationPassword))
         #expect(laContext.isCredentialSet(.applicationPassword))
         let keychain = try keychainWithItem(.applicationPassword, context: laContext.authenticationContext)
-        try keychain.run {
+        keychain.run {
             let outcome = read([kSecUseAuthenticationContext as String: laContext])
             #expect(outcome.result as? Data == bytes("token"))
             let other = LAContext(authenticationContext: scriptedContext(ScriptedPrompter([.type("wrong")])))

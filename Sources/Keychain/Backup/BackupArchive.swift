@@ -187,7 +187,7 @@ final class BackupWriter {
     func append(_ entry: BackupArchive.Entry) throws(EngineError) {
         guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
         // The plaintext holds the item's secret: wiped once sealed.
-        var message = BackupArchive.encode(entry)
+        let message = BackupArchive.encode(entry)
         defer { message.wipe() }
         // A reader refuses a message past its maximum, so one is refused here, at backup time, not at restore time.
         guard message.count + SecretStream.overhead <= BackupArchive.maximumMessageByteCount else {
