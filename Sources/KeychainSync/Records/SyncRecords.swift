@@ -8,4 +8,10 @@ public enum SyncRecords {
         guard case .log? = RecordName.parse(name) else { return false }
         return (try? SignedRecord.unverifiedBody(LogEntry.self, bytes, name: name))?.kind == .item
     }
+
+    /// Whether `bytes`, the record `name` of a sync store, is a tombstone, as ``isItemVersion(_:name:)`` tells.
+    public static func isTombstone(_ bytes: [UInt8], name: String) -> Bool {
+        guard case .log? = RecordName.parse(name) else { return false }
+        return (try? SignedRecord.unverifiedBody(LogEntry.self, bytes, name: name))?.kind == .tombstone
+    }
 }
