@@ -16,9 +16,6 @@ import KeychainCore
 /// The associated data binds the payload to the item's UUID, the epoch, the key class, the author and the clock,
 /// so a payload moved to another item or version fails to open.
 enum ItemSealing {
-    /// Format 2's payloads were padded to a multiple of this.
-    static let legacyBucket = 256
-
     /// Seals `content` under the class key its accessibility needs (or `keyClass`: tests seal under the wrong one
     /// to see a receiver refuse it), in format 3.
     static func seal(
