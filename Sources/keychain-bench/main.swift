@@ -111,14 +111,7 @@ do {
     }
     if onlySync {
         // The sync figures alone (issue 23's converge time and bytes per version), human-readable.
-        for result in try SyncBench.run(changes: max(1, syncChanges)).results {
-            print(
-                "sync \(result.store): 3 devices × \(result.changes_per_device) changes converge in "
-                    + String(format: "%.2f s (%d rounds); ", result.converge_seconds, result.rounds)
-                    + String(
-                        format: "%.0f bytes stored per item version beside %.0f bytes of plaintext",
-                        result.stored_bytes_per_item, result.plaintext_bytes_per_item))
-        }
+        for line in SyncBench.lines(try SyncBench.run(changes: max(1, syncChanges))) { print(line) }
         exit(0)
     }
     if onlyDaemonKeys {
@@ -179,15 +172,9 @@ do {
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
     } else {
         print(ReportTable(report: report, sizes: sizes).text)
-        for result in report.sync?.results ?? [] {
-            print(
-                "sync \(result.store): 3 devices × \(result.changes_per_device) changes converge in "
-                    + String(format: "%.2f s (%d rounds); ", result.converge_seconds, result.rounds)
-                    + String(
-                        format: "%.0f bytes stored per item version beside %.0f bytes of plaintext",
-                        result.stored_bytes_per_item, result.plaintext_bytes_per_item))
+        if let sync = report.sync {
+            for line in SyncBench.lines(sync) { print(line) }
         }
-        for skipped in report.sync?.skipped ?? [] { print("sync \(skipped)") }
         for key in report.keys ?? [] {
             let ratio = key.floor_p50_us > 0 ? key.ours_p50_us / key.floor_p50_us : 0
             // The target (≥ 0.9× the floor's speed) is for private-key operations; the others are shown beside.

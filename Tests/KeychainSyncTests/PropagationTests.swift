@@ -82,9 +82,11 @@ struct PropagationTests {
         try circle.syncAll()
         #expect(try b.secret(account: "synced-account-xyzzy", service: "synced-service-plugh") == "synced-secret-quux")
         #expect(try b.synchronizableItems().count == 1)
-        var records: [[UInt8]] = []
-        for name in try circle.store.list(prefix: "") { records.append(try #require(try circle.store.get(name))) }
-        let everything = records.flatMap { $0 }
+        var records: [(name: String, bytes: [UInt8])] = []
+        for name in try circle.store.list(prefix: "") {
+            records.append((name, try #require(try circle.store.get(name))))
+        }
+        let everything = records.flatMap(\.bytes)
         for needle in [
             "synced-account-xyzzy", "synced-service-plugh", "synced-secret-quux", "synced-label-frob", "local-account",
             "local-secret", "tdo-account", "tdo-secret", "tdo-service",
@@ -92,7 +94,7 @@ struct PropagationTests {
             #expect(!contains(everything, Array(needle.utf8)), "the store holds \(needle) in clear")
         }
         // One item version only (plus the circle's own records).
-        let itemRecords = records.filter { contains($0, Array("\"kind\":\"item\"".utf8)) }
+        let itemRecords = records.filter { SyncRecords.isItemVersion($0.bytes, name: $0.name) }
         #expect(itemRecords.count == 1)
     }
 

@@ -47,7 +47,7 @@ package enum AEAD {
     }
 
     /// Opens a box into `plaintext`, replacing its contents (a caller that reuses one buffer allocates nothing).
-    static func open(
+    package static func open(
         _ sealed: some ContiguousBytes, key: SecretKey, associatedData: some ContiguousBytes,
         into plaintext: inout [UInt8]
     ) throws(EngineError) {

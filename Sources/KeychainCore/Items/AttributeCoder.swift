@@ -46,7 +46,7 @@ package enum AttributeCoder {
     }
 
     /// Decodes attributes from `bytes[range]`.
-    static func decode(_ bytes: [UInt8], range: Range<Int>) throws(EngineError) -> ItemAttributes {
+    package static func decode(_ bytes: [UInt8], range: Range<Int>) throws(EngineError) -> ItemAttributes {
         var reader = ByteReader(bytes, range: range)
         guard try reader.byte() == version else { throw .decode("item metadata has an unknown version") }
         var values = ItemAttributes()
@@ -93,6 +93,9 @@ package struct ByteReader {
     }
 
     package var isAtEnd: Bool { offset == end }
+
+    /// How many bytes are left to read.
+    package var remainingCount: Int { end - offset }
 
     package mutating func byte() throws(EngineError) -> UInt8 {
         guard offset < end else { throw .decode("stored bytes end too early") }

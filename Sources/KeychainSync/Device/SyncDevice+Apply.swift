@@ -228,7 +228,7 @@ extension SyncDevice {
         guard let version = entry.item else {
             throw SyncError(.damaged, "the record \(name) holds no item version")
         }
-        let content = try ItemSealing.open(version, keys: keys, author: entry.author, clock: entry.clock)
+        let content = try ItemSealing.open(version, keys: keys, author: entry.author, clock: entry.clock, name: name)
         // Its author's build decided what to send; this device decides what it takes.
         if let reason = SyncScope.reasonExcluded(content.itemClass, content.attributes) {
             throw SyncError(.notTrusted, "the version of item \(version.uuid) in \(name) does not sync: \(reason)")

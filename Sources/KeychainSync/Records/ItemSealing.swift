@@ -1,124 +1,82 @@
 import Foundation
 import KeychainCore
 
-/// What an item version holds once opened: the item's class, its attributes (without dates: each device keeps its
-/// own) and its secret.
-struct ItemContent: Codable, Sendable, Equatable {
-    var itemClass: ItemClass
-    var attributes: ItemAttributes
-    var data: Data
-
-    /// The content of a stored item: its attributes without the dates.
-    init(_ item: Item) {
-        itemClass = item.itemClass
-        var attributes = item.attributes
-        attributes[.creationDate] = nil
-        attributes[.modificationDate] = nil
-        self.attributes = attributes
-        data = item.data ?? Data()
-    }
-
-    /// The sync class key kind for the item's protection class.
-    var keyClass: SyncKeyClass {
-        attributes.string(.accessible) == ProtectionClass.whenUnlocked.rawValue ? .whenUnlocked : .afterFirstUnlock
-    }
-
-    /// The content as bytes that depend only on its values (attributes in name order, each tagged and
-    /// length-prefixed), unlike its JSON, whose attribute order is a dictionary's.
-    var canonicalBytes: Data {
-        var bytes = Data(itemClass.rawValue.utf8)
-        for (key, value) in attributes {
-            bytes.append(contentsOf: Array(key.rawValue.utf8))
-            let encoded: Data
-            switch value {
-            case .string(let text): encoded = Data("s".utf8) + Data(text.utf8)
-            case .data(let data): encoded = Data("d".utf8) + data
-            case .integer(let number): encoded = Data("i\(number)".utf8)
-            case .date(let date): encoded = Data("t\(date.timeIntervalSince1970)".utf8)
-            case .bool(let flag): encoded = Data(flag ? "b1".utf8 : "b0".utf8)
-            }
-            bytes.append(contentsOf: withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { Array($0) })
-            bytes.append(encoded)
-        }
-        bytes.append(contentsOf: withUnsafeBytes(of: UInt32(data.count).littleEndian) { Array($0) })
-        bytes.append(data)
-        return bytes
-    }
-
-    /// The primary key (access group and the class's key attributes, missing ones as empty), as canonical bytes:
-    /// two items with equal bytes cannot both be in one keychain.
-    /// Each value is length-prefixed (found by review: with separators alone, an account holding one could make two
-    /// different keys equal, and the lower-UUID rule would hide an item).
-    var primaryKeyBytes: Data {
-        var bytes = Data(itemClass.rawValue.utf8)
-        for key in [AttributeKey.accessGroup] + itemClass.primaryKey {
-            let value: [UInt8]
-            switch attributes[key] {
-            case .string(let text): value = Array(text.utf8)
-            case .data(let data): value = Array(data)
-            case .integer(let number): value = Array(String(number).utf8)
-            case .none, .date, .bool: value = []
-            }
-            bytes.append(contentsOf: withUnsafeBytes(of: UInt32(value.count).littleEndian) { Array($0) })
-            bytes.append(contentsOf: value)
-        }
-        return bytes
-    }
-}
-
-/// Seals and opens item versions (DESIGN §12): a random item key per version, wrapped by a sync class key of an
-/// epoch; the padded item sealed under it. The associated data binds both to the item's UUID, the key ids, the
-/// epoch and the version (author and clock), so a payload moved to another item or version fails to open.
+/// Seals and opens item versions (DESIGN §12).
+///
+/// Format 3 (written now): the item's binary content (``ItemContent/binary``), padded (``RecordPadding``), sealed
+/// straight under the sync class key of an epoch, with a random 192-bit nonce (XChaCha20-Poly1305: random nonces
+/// are safe for far more versions than a circle writes under one key). Formats 1 and 2 (read still): a random item
+/// key per version, wrapped by the class key, and the item's JSON padded to 256 bytes sealed under the item key.
+///
+/// The per-version key protected nothing the class key does not: it was wrapped by the class key alone, lived as
+/// long as its version, and no rotation rewraps it (an exclusion or rekey starts a new epoch whose new class keys
+/// seal what is written next; what was written before stays under the old ones, readable by whoever held them,
+/// then as now). Dropping it saves 72 bytes and an AEAD per version.
+///
+/// The associated data binds the payload to the item's UUID, the epoch, the key class, the author and the clock,
+/// so a payload moved to another item or version fails to open.
 enum ItemSealing {
-    /// Payloads are padded to a multiple of this, so a record shows only a bucket of the item's size.
-    static let bucket = 256
-
     /// Seals `content` under the class key its accessibility needs (or `keyClass`: tests seal under the wrong one
-    /// to see a receiver refuse it).
+    /// to see a receiver refuse it), in format 3.
     static func seal(
         _ content: ItemContent, uuid: UUID, keys: EpochKeys, author: String, clock: HybridTime,
         under keyClass: SyncKeyClass? = nil
     ) throws(SyncError) -> SealedVersion {
         let keyClass = keyClass ?? content.keyClass
-        let json: Data
-        do {
-            json = try JSONEncoder().encode(content)
-        } catch {
-            throw SyncError(.invalidArgument, "cannot encode item \(uuid): \(error)")
-        }
         guard let classKey = keys.classKeys[keyClass] else {
             throw SyncError(.damaged, "epoch \(keys.id) has no \(keyClass.rawValue) key")
         }
         let context = self.context(uuid, keys.id, keyClass, author, clock)
         return try keychain("cannot seal item \(uuid)") { () throws(EngineError) -> SealedVersion in
-            let itemKey = try SecretKey.random()
-            return SealedVersion(
-                uuid: uuid, epoch: keys.id, keyClass: keyClass,
-                wrappedKey: try AEAD.seal(key: itemKey, under: classKey, associatedData: context + Array("|key".utf8)),
-                payload: try AEAD.seal(
-                    Padding.pad(json, bucket: bucket), key: itemKey, associatedData: context + Array("|item".utf8)))
+            SealedVersion(
+                uuid: uuid, epoch: keys.id, keyClass: keyClass, wrappedKey: nil,
+                payload: try AEAD.seal(RecordPadding.pad(content.binary), key: classKey, associatedData: context))
         }
     }
 
+    /// Opens a version sealed by ``seal(_:uuid:keys:author:clock:under:)``, or by formats 1 and 2 (those carry a
+    /// wrapped item key), read from the record `name`.
     static func open(
-        _ version: SealedVersion, keys: EpochKeys, author: String, clock: HybridTime
+        _ version: SealedVersion, keys: EpochKeys, author: String, clock: HybridTime, name: String
     ) throws(SyncError) -> ItemContent {
-        guard let keyClass = version.keyClass, let wrappedKey = version.wrappedKey, let payload = version.payload,
-            let classKey = keys.classKeys[keyClass]
-        else { throw SyncError(.damaged, "the version of item \(version.uuid) lacks its key or payload") }
-        let context = self.context(version.uuid, keys.id, keyClass, author, clock)
-        let padded: [UInt8]
+        guard let keyClass = version.keyClass, let payload = version.payload, let classKey = keys.classKeys[keyClass]
+        else { throw SyncError(.damaged, "the version of item \(version.uuid) in \(name) lacks its key or payload") }
         do {
+            guard let wrappedKey = version.wrappedKey else {
+                let context = self.context(version.uuid, keys.id, keyClass, author, clock)
+                var padded: [UInt8] = []
+                try AEAD.open(payload, key: classKey, associatedData: context, into: &padded)
+                return try ItemContent(binary: padded, range: 0..<(try RecordPadding.contentCount(of: padded)))
+            }
+            let context = legacyContext(version.uuid, keys.id, keyClass, author, clock)
             let itemKey = try AEAD.open(key: wrappedKey, under: classKey, associatedData: context + Array("|key".utf8))
-            padded = [UInt8](try AEAD.open(payload, key: itemKey, associatedData: context + Array("|item".utf8)))
+            let padded = [UInt8](try AEAD.open(payload, key: itemKey, associatedData: context + Array("|item".utf8)))
             let range = try Padding.payload(of: padded)
             return try JSONDecoder().decode(ItemContent.self, from: Data(padded[range]))
         } catch {
-            throw SyncError(.damaged, "the version of item \(version.uuid) by \(author) does not open: \(error)")
+            throw SyncError(
+                .damaged, "the version of item \(version.uuid) in \(name) by \(author) does not open: \(error)")
         }
     }
 
-    private static func context(
+    /// Format 3's associated data: a label, then the UUID's 16 bytes, the epoch's number (8 bytes, little-endian)
+    /// and creator, the key class, the author (each after its `UInt32` length) and the clock (8 bytes).
+    static func context(
+        _ uuid: UUID, _ epoch: EpochID, _ keyClass: SyncKeyClass, _ author: String, _ clock: HybridTime
+    ) -> [UInt8] {
+        var bytes = Array("swift-keychain sync item v3".utf8)
+        bytes.append(0)
+        bytes.appendUUID(uuid)
+        bytes.appendLittleEndian(Int64(epoch.number))
+        bytes.appendLengthPrefixedUTF8(epoch.creator)
+        bytes.appendLengthPrefixedUTF8(keyClass.rawValue)
+        bytes.appendLengthPrefixedUTF8(author)
+        bytes.appendLittleEndian(clock.rawValue)
+        return bytes
+    }
+
+    /// Formats 1 and 2's associated data (the wrapped key's and the payload's add a suffix each).
+    private static func legacyContext(
         _ uuid: UUID, _ epoch: EpochID, _ keyClass: SyncKeyClass, _ author: String, _ clock: HybridTime
     ) -> [UInt8] {
         Array(

@@ -36,7 +36,9 @@ struct LogEntry: Codable, Sendable, Equatable {
         case reveal
     }
 
-    /// The format: 2 names the author's previous entry (``previous``); 1, written before, does not.
+    /// The format: 3 is binary (``CompactEntry``: item versions and tombstones, read back with 3 here); 2 is JSON
+    /// and names the author's previous entry (``previous``); 1, written before, does not. Which one an entry is
+    /// written in is decided when it is signed (``SignedRecord/seal(_:name:signer:)``), not by this field.
     var format = 2
     /// The writing device's id (its log's).
     var author: String
@@ -79,8 +81,9 @@ struct LogEntry: Codable, Sendable, Equatable {
     var commitment: Data?
 }
 
-/// An item version as the store holds it: the item key wrapped by a sync class key of an epoch, and the padded
-/// item sealed under the item key. A tombstone carries only the UUID.
+/// An item version as the store holds it: the padded item sealed under a sync class key of an epoch (format 3), or,
+/// in formats 1 and 2, under an item key wrapped by that class key (``ItemSealing``). A tombstone carries only the
+/// UUID.
 struct SealedVersion: Codable, Sendable, Equatable {
     /// The item's sync UUID (the same on every device).
     var uuid: UUID
@@ -88,9 +91,9 @@ struct SealedVersion: Codable, Sendable, Equatable {
     var epoch: EpochID?
     /// The sync class key's kind (`ak` or `ck`).
     var keyClass: SyncKeyClass?
-    /// The item key, wrapped by the class key.
+    /// The item key, wrapped by the class key (formats 1 and 2 only).
     var wrappedKey: Data?
-    /// The item (class, attributes, secret), padded and sealed under the item key.
+    /// The item (class, attributes, secret), padded and sealed.
     var payload: Data?
 }
 

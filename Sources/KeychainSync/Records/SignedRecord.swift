@@ -1,7 +1,8 @@
 import Foundation
 import KeychainCore
 
-/// The bytes of a record: the author's Ed25519 signature, then the JSON body.
+/// The bytes of a record: the author's Ed25519 signature, then the body (JSON, or format 3 for item and tombstone
+/// log entries: ``CompactEntry``).
 ///
 /// The signature covers the record's name too, so a record copied under another name (another device's log,
 /// another sequence) fails to verify.
@@ -17,6 +18,25 @@ enum SignedRecord {
             throw SyncError(.invalidArgument, "cannot encode the record \(name): \(error)")
         }
         return [UInt8](signer.sign(message(name: name, body: body)) + body)
+    }
+
+    /// Signs `entry` as the record `name`: an item or tombstone in format 3 (``CompactEntry``), anything else (or an
+    /// entry format 3 cannot hold) as JSON.
+    static func seal(_ entry: LogEntry, name: String, signer: SigningKeyPair) throws(SyncError) -> [UInt8] {
+        guard let body = CompactEntry.encode(entry, name: name) else {
+            return try seal(JSONBody(entry), name: name, signer: signer)
+        }
+        return [UInt8](signer.sign(message(name: name, body: Data(body)))) + body
+    }
+
+    /// The log entry of a record, in any format, without checking its signature: format 3 takes its author and
+    /// sequence from `name`; formats 1 and 2 (JSON) say them (and the caller checks them against `name`).
+    static func unverifiedBody(_ type: LogEntry.Type, _ bytes: [UInt8], name: String) throws(SyncError) -> LogEntry {
+        let start = SigningKeyPair.signatureByteCount
+        guard bytes.count > start, CompactEntry.isCompact(bytes[start...]) else {
+            return try unverifiedBody(JSONBody.self, bytes, name: name).entry
+        }
+        return try CompactEntry.decode(bytes, range: start..<bytes.count, name: name)
     }
 
     /// The body of a record without checking its signature (to learn its author before verifying).
@@ -50,6 +70,15 @@ enum SignedRecord {
         encoder.outputFormatting = [.sortedKeys]
         return encoder
     }
+}
+
+/// A log entry as JSON (formats 1 and 2): a wrapper, so that a log entry is never encoded as JSON by accident.
+private struct JSONBody: Codable {
+    var entry: LogEntry
+
+    init(_ entry: LogEntry) { self.entry = entry }
+    init(from decoder: any Decoder) throws { entry = try LogEntry(from: decoder) }
+    func encode(to encoder: any Encoder) throws { try entry.encode(to: encoder) }
 }
 
 /// A device's identity record: its public keys and name, signed by its own Ed25519 key.
