@@ -106,6 +106,11 @@ let package = Package(
                 "KeychainTPM", "CLibCrypto", "CSQLite", "CSodium",
             ]
         ),
+        // The whole-process floor of `security find-generic-password -w` (C: opens the SQLite file, reads one row).
+        .executableTarget(
+            name: "keychain-bench-floor",
+            dependencies: ["CSQLite"]
+        ),
         .executableTarget(
             name: "fileprotection-fuzz",
             dependencies: ["FileProtection", "KeychainCore"]

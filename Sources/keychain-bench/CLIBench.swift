@@ -14,14 +14,31 @@ enum CLIBench {
 
     /// The median wall time of one run in milliseconds, or `nil` when no `security` is built beside the bench.
     static func medianFindMilliseconds() throws -> Double? {
+        try medianFindAndFloorMilliseconds()?.find
+    }
+
+    /// The median wall time of one run in milliseconds, and of the whole-process floor on the same keychain (a C
+    /// program that opens its SQLite file and reads one row: `keychain-bench-floor`, when built beside the bench),
+    /// taking turns in runs of ten; `nil` when no `security` is built beside the bench.
+    static func medianFindAndFloorMilliseconds() throws -> (find: Double, floor: Double?)? {
         guard let tool else { return nil }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let keychain = directory.appendingPathComponent("cli-bench").path
         try run(tool, ["create-keychain", "-p", "", keychain])
         try run(tool, ["add-generic-password", "-a", "bench", "-s", "cli-bench", "-w", "bench secret", keychain])
-        return try medianMilliseconds(
-            tool, ["find-generic-password", "-a", "bench", "-s", "cli-bench", "-w", keychain])
+        let find = ["find-generic-password", "-a", "bench", "-s", "cli-bench", "-w", keychain]
+        let floorTool = builtBeside("keychain-bench-floor")
+        guard FileManager.default.isExecutableFile(atPath: floorTool) else {
+            return (try medianMilliseconds(tool, find), nil)
+        }
+        var finds: [Double] = []
+        var floors: [Double] = []
+        for _ in 0..<(runs / 10) {
+            finds.append(try medianMilliseconds(tool, find, runs: 10))
+            floors.append(try medianMilliseconds(floorTool, [keychain], runs: 10))
+        }
+        return (finds.sorted()[finds.count / 2], floors.sorted()[floors.count / 2])
     }
 
     /// The release `security`: `KEYCHAIN_BENCH_SECURITY` when set (`make bench` names the static build, which has a
@@ -41,9 +58,9 @@ enum CLIBench {
 
     /// The median wall time in milliseconds of ``runs`` runs of the tool with `arguments` (after one untimed run,
     /// which reads the binary into the page cache). `environment` replaces the bench's own when given.
-    static func medianMilliseconds(_ tool: String, _ arguments: [String], environment: [String]? = nil) throws
-        -> Double
-    {
+    static func medianMilliseconds(
+        _ tool: String, _ arguments: [String], environment: [String]? = nil, runs: Int = runs
+    ) throws -> Double {
         try run(tool, arguments, environment: environment)
         var timings: [Double] = []
         for _ in 0..<runs {

@@ -83,6 +83,11 @@ struct ReportTable {
         if let cli = report.cli_find_ms {
             lines.append(
                 "  security find-generic-password -w, whole process: \(format(cli, 2)) ms (≤ 5) — \(check(cli <= 5))")
+            if let floor = report.cli_floor_ms, floor > 0 {
+                lines.append(
+                    "  … \(format(cli / floor, 2))× the whole-process floor (C: open the SQLite file, read one row: "
+                        + "\(format(floor, 2)) ms) (≤ 1.5) — \(check(cli / floor <= 1.5))")
+            }
         } else {
             lines.append("  security find-generic-password -w: not measured (no release `security` beside the bench)")
         }

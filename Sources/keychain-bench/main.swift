@@ -18,6 +18,8 @@ struct Report: Codable {
     var unlock_cost: String
     /// `security find-generic-password -w` as a whole process, median ms (absent when `security` is not built).
     var cli_find_ms: Double?
+    /// Its floor: a C program that opens the same keychain's SQLite file and reads one row, median ms.
+    var cli_floor_ms: Double?
     var file_mib: Int?
     var file_directory: String?
     var file_protect: FileProtectionBench.Throughput?
@@ -137,9 +139,10 @@ do {
         results[String(count)] = phases
     }
     let peak = peakResidentMegabytes()
+    let cli = try CLIBench.medianFindAndFloorMilliseconds()
     var report = Report(
         results: results, peak_rss_mb: peak, unlock_ms: try measureUnlock(), unlock_cost: "\(PasscodeCost.standard)",
-        cli_find_ms: try CLIBench.medianFindMilliseconds())
+        cli_find_ms: cli?.find, cli_floor_ms: cli?.floor)
     if fileMegabytes > 0 {
         if !json { FileHandle.standardError.write(Data("running protected files of \(fileMegabytes) MiB…\n".utf8)) }
         let files = try FileProtectionBench.run(megabytes: fileMegabytes)

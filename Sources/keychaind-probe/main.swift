@@ -492,7 +492,7 @@ func actAsPinentry() -> Never {
         record.append(String(cString: entry))
         variable += 1
     }
-    FileManager.default.createFile(
+    _ = FileManager.default.createFile(
         atPath: "pinentry-record", contents: Data((record.joined(separator: "\n") + "\n").utf8))
     func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     say("OK Pleased to meet you")

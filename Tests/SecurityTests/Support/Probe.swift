@@ -33,7 +33,7 @@ struct Probe {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try Self.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -43,6 +43,24 @@ struct Probe {
         return Outcome(
             status: Int32(try #require(object["status"] as? Int)), message: object["message"] as? String ?? "",
             result: result, standardError: errorText)
+    }
+
+    /// Starts `process`, again while its executable is busy (ETXTBSY): a copy of the probe just written by this test
+    /// is open for writing, for an instant, in any child another test forks before that child's exec closes it.
+    private static func run(_ process: Process) throws {
+        for attempt in 1... {
+            do {
+                return try process.run()
+            } catch let error as NSError where attempt < 50 && isBusyText(error) {
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// Whether `error` is ETXTBSY: Foundation reports it as a Cocoa error with the POSIX one underneath.
+    private static func isBusyText(_ error: NSError) -> Bool {
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError ?? error
+        return underlying.domain == NSPOSIXErrorDomain && underlying.code == Int(ETXTBSY)
     }
 
     /// The secret a copy returned (`{"$data": base64}`), as text.
