@@ -57,7 +57,8 @@ enum BackupBench {
             try fill(source, count: count)
             let backup = try child(["backup", source.path, archive.path, String(count)])
             let restore = try child(["restore", target.path, archive.path, String(count)])
-            let bytes = (try FileManager.default.attributesOfItem(atPath: archive.path)[.size] as? NSNumber)?.intValue ?? 0
+            let bytes =
+                (try FileManager.default.attributesOfItem(atPath: archive.path)[.size] as? NSNumber)?.intValue ?? 0
             let floor = try Floor.run(messages: count, bytes: bytes, in: directory)
             func phase(_ run: (seconds: Double, rss: Double), floor: Double) -> Phase {
                 let rate = Double(bytes) / run.seconds
