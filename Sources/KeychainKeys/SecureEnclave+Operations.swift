@@ -151,7 +151,7 @@ extension SecureEnclave {
                 .param, "the other key is not a P-256 public key, as a Secure Enclave key needs: \(error.message)")
         }
         let bytes = [UInt8](try point.publicRepresentation())
-        var secret = try withTPM("key agreement") { (tpm) throws(TPMError) in
+        let secret = try withTPM("key agreement") { (tpm) throws(TPMError) in
             try tpm.sharedSecret(with: key, peer: bytes)
         }
         defer { secret.wipe() }

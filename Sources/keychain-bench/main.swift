@@ -5,7 +5,7 @@
 //   keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] [--only-daemon] [--only-tpm]
 //                  [--sync-changes 1000] [--only-backup] [--backup-sizes 10000,100000]
 //
-// `--only-daemon-keys` runs only the stored keys' operations through keychaind. `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
+// `--profile PHASE` loops one phase of the embedded engine for a profiler. `--only-daemon-keys` runs only the stored keys' operations through keychaind. `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
 // loop while working on the daemon. `--only-backup` runs only backup and restore of a keychain at each
 // `--backup-sizes` (BackupBench.swift), each in a child process of this bench (`--backup-child`). `--sync-changes N` sets the changes per device of the sync figures (0 skips).
 import Foundation
@@ -64,6 +64,7 @@ var measuresDaemon = true
 var syncChanges = 1000
 var onlyDaemon = false
 var onlyDaemonKeys = false
+var profilePhase: String?
 var onlyTPM = false
 var onlyBackup = false
 var onlySync = false
@@ -85,6 +86,8 @@ while let argument = arguments.popFirst() {
         syncChanges = arguments.popFirst().flatMap { Int($0) } ?? syncChanges
     case "--only-daemon": onlyDaemon = true
     case "--only-daemon-keys": onlyDaemonKeys = true
+    case "--profile":
+        profilePhase = arguments.popFirst() ?? ""
     case "--only-tpm": onlyTPM = true
     case "--only-backup": onlyBackup = true
     case "--only-sync": onlySync = true
@@ -95,13 +98,17 @@ while let argument = arguments.popFirst() {
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--only-daemon-keys] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
+                    + "[--only-daemon] [--only-daemon-keys] [--profile find|batch_add] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
                     .utf8))
         exit(2)
     }
 }
 
 do {
+    if let profilePhase {
+        try ProfileLoop.run(profilePhase)
+        exit(0)
+    }
     if onlyTPM {
         // The TPM's figures alone (a quick check on swtpm or the TPM KEYCHAIN_TPM names).
         for line in TPMKeyBench.lines(try TPMKeyBench.run()) { print(line) }

@@ -25,6 +25,21 @@ struct CryptoTests {
         #expect(status { _ = try AEAD.open(sealed.prefix(10), key: key, associatedData: Data()) } == .decode)
     }
 
+    @Test("An item's UUID is a random version 4 UUID, never the same twice")
+    func randomUUIDs() throws {
+        var seen = Set<UUID>()
+        for _ in 0..<1000 {
+            let uuid = try UUID.random()
+            #expect(uuid.uuid.6 >> 4 == 4)
+            #expect(uuid.uuid.8 >> 6 == 0b10)
+            seen.insert(uuid)
+        }
+        #expect(seen.count == 1000)
+        // Both halves of each byte vary: the version and variant bits are the only fixed ones.
+        let first = try UUID.random().uuid
+        #expect(withUnsafeBytes(of: first) { Set($0).count } > 4)
+    }
+
     @Test("Sealing the same plaintext twice gives different boxes (random nonces)")
     func noncesAreRandom() throws {
         let key = try SecretKey.random()

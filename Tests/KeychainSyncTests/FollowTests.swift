@@ -42,7 +42,7 @@ struct FollowTests {
         let circle = try TestCircle(.memory, devices: 2)
         let (a, b) = (circle.devices[0], circle.devices[1])
         try b.engine.setPasscode("1234", current: nil)
-        try b.engine.lock()
+        b.engine.lock()
         try a.add(account: "unlocked only", service: "svc", secret: "ak")
         try a.add(account: "after first unlock", service: "svc", secret: "ck", accessible: .afterFirstUnlock)
         try a.sync.syncOnce()

@@ -74,7 +74,7 @@ struct PairingTests {
         try member.sync.answerJoinRequests()
         // The joiner reveals another nonce than it committed to (a store that swapped the reveal would too).
         let other = try JoinPairing.nonce()
-        try joiner.sync.withLock { () throws(SyncError) in
+        _ = try joiner.sync.withLock { () throws(SyncError) in
             try joiner.sync.append(.reveal) { entry in entry.nonce = other }
         }
         try member.view.deliverAll()

@@ -40,7 +40,7 @@ struct SyncKeyProtectionTests {
 
     @Test("sync-history of an ak item is refused while the keychain is locked, and shown once it is unlocked")
     func historyWhileLocked() throws {
-        let (circle, a, _) = try passcodeCircleWithHistory(first: "old", then: "new")
+        let (_, a, _) = try passcodeCircleWithHistory(first: "old", then: "new")
         let reference = try a.reference(account: "mail")
         #expect(try a.sync.history(for: reference).map { String(decoding: $0.data, as: UTF8.self) } == ["old"])
         a.engine.lock()

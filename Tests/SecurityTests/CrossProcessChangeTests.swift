@@ -115,7 +115,7 @@ struct CrossProcessChangeTests {
             options: EngineOptions(passcodeCost: .minimum, now: { clock.withLock { $0 } }))
         try engine.setPasscode("1234", current: nil)
         // Class `dk` (Always): the watcher reads its attributes while its own keybag is locked.
-        try SecItemKeychain(backend: engine, caller: testApp).run {
+        SecItemKeychain(backend: engine, caller: testApp).run {
             let item = genp("doomed", [kSecAttrAccessible: kSecAttrAccessibleAlways, kSecValueData: Data("x".utf8)])
             #expect(SecItemAdd(item, nil) == errSecSuccess)
         }

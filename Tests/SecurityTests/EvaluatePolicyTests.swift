@@ -38,7 +38,7 @@ struct EvaluatePolicyTests {
         #expect(try await context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "Sign in"))
         #expect(try keychain.engine.keybagStatus().isLocked, "evaluatePolicy unlocked the keychain")
         #expect(try keychain.engine.keybagStatus().failedAttempts == 0)
-        try keychain.run {
+        keychain.run {
             // Locked, the item's class is unavailable whatever the context holds.
             #expect(
                 copy(
@@ -49,7 +49,7 @@ struct EvaluatePolicyTests {
         }
         // Unlocked by the user's session, the item's data needs the passcode: the context passes the one it checked.
         try keychain.engine.unlock(passcode: "2468")
-        try keychain.run {
+        keychain.run {
             let read = copy(
                 password("carol", [kSecReturnData as String: true, kSecUseAuthenticationContext as String: context]))
             #expect(read.status == errSecSuccess)

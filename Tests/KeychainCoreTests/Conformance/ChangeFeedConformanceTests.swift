@@ -27,7 +27,7 @@ struct ChangeFeedConformanceTests {
         #expect(batch.cursor == start + 4 && !batch.hasMore)
         #expect(try backend.latestChangeSequence() == start + 4)
         var ahead: EngineError?
-        do { _ = try backend.changes(since: start + 99, for: app, limit: 10) } catch { ahead = error as? EngineError }
+        do { _ = try backend.changes(since: start + 99, for: app, limit: 10) } catch { ahead = error }
         #expect(ahead?.resyncSequence != nil)
         withExtendedLifetime(keychain) {}
     }

@@ -1,0 +1,45 @@
+import Foundation
+
+/// One phase of the embedded engine alone, in a loop, for a profiler (`perf record -g -- keychain-bench --profile
+/// find`): issue 23 asks for profiles before and after each change. No floor and no figures but the rate, printed
+/// at the end, so a profile holds the phase and little else.
+enum ProfileLoop {
+    /// The phases it can loop: finds (with data) on a keychain of 10,000 items, or batch adds of 1,000 items in one
+    /// transaction each.
+    static let phases = ["find", "batch_add"]
+
+    /// Runs `phase` for about `seconds` and prints how many operations per second it carried out.
+    static func run(_ phase: String, seconds: Double = 5) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try EngineStore(directory: directory)
+        var recorder = LatencyRecorder(capacity: 10_000)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        var operations = 0
+        switch phase {
+        case "find":
+            try store.batchAdd(0..<10_000, recorder: &recorder)
+            var random = SplitMix(seed: 1)
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                for _ in 0..<1000 {
+                    let entry = BenchEntry(Int(random.next() % 10_000), prefix: "batch")
+                    guard try store.find(service: entry.service, account: entry.account, withData: true) != nil else {
+                        throw BenchError("find returned no item")
+                    }
+                }
+                operations += 1000
+            }
+        case "batch_add":
+            var start = 0
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                var batch = LatencyRecorder(capacity: 1000)
+                try store.batchAdd(start..<start + 1000, recorder: &batch)
+                start += 1000
+                operations += 1000
+            }
+        default:
+            throw BenchError("--profile takes one of \(phases.joined(separator: ", ")), not \(phase)")
+        }
+        print("\(phase): \(Int(Double(operations) / seconds)) operations/s")
+    }
+}
