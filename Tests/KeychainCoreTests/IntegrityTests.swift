@@ -281,4 +281,58 @@ struct IntegrityTests {
         #expect(status { _ = try keychain.reopen().password("a") } == .decode, "its record was compacted away")
         #expect(try !keychain.reopen().verify().isSound)
     }
+
+    @Test("Compaction in steps deletes exactly the records one compaction of the whole log deletes")
+    func compactionInStepsMatchesOneCompaction() throws {
+        // The same writes on two keychains: one compacted every few changes (each compaction examines only what
+        // changed since the last), one compacted once at the end (it examines every record). Same sequences kept.
+        let stepped = try TestKeychain()
+        let whole = try TestKeychain()
+        var state: UInt64 = 0x5EED
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var accounts: [String] = []
+        for step in 0..<400 {
+            let choice = accounts.isEmpty ? 0 : next(3)
+            let index = accounts.isEmpty ? 0 : next(accounts.count)
+            for keychain in [stepped, whole] {
+                switch choice {
+                case 0: try keychain.engine.addPassword("account-\(step)", "1")
+                case 1:
+                    _ = try keychain.engine.update(
+                        ItemQuery(itemClass: .genericPassword, attributes: genp(accounts[index])),
+                        with: ItemChanges(data: Data("\(step)".utf8)), for: app)
+                default:
+                    _ = try keychain.engine.delete(
+                        ItemQuery(itemClass: .genericPassword, attributes: genp(accounts[index])),
+                        for: app)
+                }
+            }
+            switch choice {
+            case 0: accounts.append("account-\(step)")
+            case 1: break
+            default: accounts.remove(at: index)
+            }
+            if step % 23 == 0 { try stepped.engine.compactChangeLog(keepingLast: 17) }
+        }
+        try stepped.engine.compactChangeLog(keepingLast: 17)
+        try whole.engine.compactChangeLog(keepingLast: 17)
+        func kept(_ keychain: TestKeychain) throws -> [Int64] {
+            var sequences: [Int64] = []
+            try KeychainFiles(directory: keychain.directory.keychain).rawDatabase().query(
+                "SELECT seq FROM changes ORDER BY seq", []
+            ) { row in
+                sequences.append(row.integer(0))
+                return true
+            }
+            return sequences
+        }
+        let steppedKept = try kept(stepped)
+        #expect(steppedKept == (try kept(whole)))
+        #expect(steppedKept.count < 400, "compaction deleted records")
+        #expect(try stepped.engine.verify().isSound)
+        #expect(try whole.engine.verify().isSound)
+    }
 }

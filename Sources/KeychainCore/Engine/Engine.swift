@@ -74,7 +74,9 @@ public final class Engine: KeychainBackend {
         _ database: Database, integrityKey: SecretKey, highWaterMark: HighWaterMark?
     ) throws(EngineError) {
         try Schema.migrate(database) { (version) throws(EngineError) in
-            if let mark = try highWaterMark?.read(), mark > 0 {
+            // Only a database from before the change log (version 2) has none; a later migration (an index, say)
+            // of a keychain that acknowledged changes is an upgrade, not a loss.
+            if version < 2, let mark = try highWaterMark?.read(), mark > 0 {
                 throw EngineError(
                     .decode,
                     "the keychain database has no change log, but \(mark) changes were acknowledged: its WAL was "

@@ -246,13 +246,28 @@ final class ChangeLog: WriteTransactionObserver {
         // The newest record always stays: the open-time check reads the counter's own record.
         let horizon = counter.sequence - max(window, 1)
         guard horizon > counter.horizon else { return }
-        let deleted = try database.run(
-            """
-            DELETE FROM changes WHERE seq <= ? AND (
-                EXISTS (SELECT 1 FROM changes AS later WHERE later.uuid = changes.uuid AND later.seq > changes.seq)
-                OR (kind = \(ChangeKind.removed.rawValue)
-                    AND NOT EXISTS (SELECT 1 FROM items WHERE items.uuid = changes.uuid)))
-            """, [.integer(horizon)])
+        // What the last compaction (up to `counter.horizon`) kept below its horizon was each item's latest record, or
+        // a removal whose item still had a row. Such a record becomes deletable only when a later record of its item
+        // comes (numbered above the old horizon) or, for a removal, when its row goes; so only these are examined,
+        // not every record below the horizon again (a correlated lookup per record: at 100,000 items, a tenth of a
+        // second every thousand changes).
+        let superseded =
+            "EXISTS (SELECT 1 FROM changes AS later WHERE later.uuid = changes.uuid AND later.seq > changes.seq)"
+        let removal = "kind = \(ChangeKind.removed.rawValue)"
+        let rowless = "NOT EXISTS (SELECT 1 FROM items WHERE items.uuid = changes.uuid)"
+        let bounds: [SQLValue] = [.integer(horizon), .integer(counter.horizon)]
+        // The older records of items changed since (first: a later record that supersedes them may itself go
+        // next), the records the last compaction did not reach, and older removals whose row has gone.
+        let deleted =
+            try database.run(
+                """
+                DELETE FROM changes WHERE seq <= ?2 AND uuid IN (SELECT uuid FROM changes WHERE seq > ?2)
+                    AND \(superseded)
+                """, bounds)
+            + database.run(
+                "DELETE FROM changes WHERE seq <= ?1 AND seq > ?2 AND (\(superseded) OR (\(removal) AND \(rowless)))",
+                bounds)
+            + database.run("DELETE FROM changes WHERE seq <= ?2 AND \(removal) AND \(rowless)", bounds)
         counter.compacted += Int64(deleted)
         counter.horizon = horizon
     }

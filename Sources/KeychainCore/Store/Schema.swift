@@ -125,6 +125,11 @@ enum Schema {
             DELETE FROM item_terms WHERE item = old.rowid;
         END;
         """,
+        // Removal records by sequence: compaction asks which older removals lost their row (`ChangeLog.compact`),
+        // and without this index read every record of the log to find the few removals among them.
+        """
+        CREATE INDEX changes_removals ON changes(seq) WHERE kind = 3;
+        """,
     ]
 
     /// What each migration adds that a reader can see (a table, a table's column, or an index: a name that starts
@@ -132,7 +137,7 @@ enum Schema {
     /// before anything is migrated.
     private static let marks: [(table: String, column: String?)] = [
         ("items", nil), ("integrity", nil), ("changes", "grp"), ("items", "acl"), ("changes", "pk"),
-        ("index:items_class", nil), ("item_terms", nil),
+        ("index:items_class", nil), ("item_terms", nil), ("index:changes_removals", nil),
     ]
 
     /// Brings the database to the current version; refuses a database made by a newer version of the engine.
