@@ -44,8 +44,8 @@ demo: bootstrap
 	scripts/cli-demo $$($(SWIFT) build --show-bin-path)/security
 
 # keychain-bench also times the release `security` and keychaind as whole processes, so they are built (and
-# keychaind-probe, which floods the daemon as another user, and keychain-bench-floor, the C floor of `security`); its sync figures run on a folder store and on a
-# throwaway PostgreSQL server (scripts/with-test-postgres).
+# keychaind-probe, which floods the daemon as another user, and keychain-bench-floor, the C floor of `security`);
+# its sync figures run on a folder store and on a throwaway PostgreSQL server (scripts/with-test-postgres).
 bench: bootstrap static-security
 	scripts/bootstrap --bench
 	$(SWIFT) build $(RELEASE) --product keychain-bench
