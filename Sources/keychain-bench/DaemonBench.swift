@@ -55,35 +55,41 @@ enum DaemonBench {
 
     /// Runs every phase on a fresh daemon, or returns `nil` when no `keychaind` is built beside the bench.
     static func run(items: Int, seed: UInt64) throws -> Report? {
-        guard let executable = BenchDaemon.executable else { return nil }
-        let daemon = try BenchDaemon(executable: executable)
-        defer { daemon.stop() }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let embedded = try Engine(storage: .directory(directory.appendingPathComponent("embedded")))
-        let (findOne, findEight) = try find(daemon: daemon, embedded: embedded, items: items, seed: seed)
-        let (addOne, addEight) = try add(daemon: daemon, floor: FloorStore(directory: directory))
-        var report = Report(
-            items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
-            add_eight_clients: addEight)
-        report.round_trip_p50_us = try roundTrip(daemon: daemon)
-        report.stored_keys = try storedKeyOperations(daemon: daemon, embedded: embedded)
-        try measureCLI(daemon: daemon, into: &report)
-        try measureDefaultSocketCLI(executable: executable, into: &report)
-        (report.flood, report.flood_note) = try FloodBench.run(daemon: daemon)
-        return report
+        try withFreshDaemon { executable, daemon, directory, embedded in
+            let (findOne, findEight) = try find(daemon: daemon, embedded: embedded, items: items, seed: seed)
+            let (addOne, addEight) = try add(daemon: daemon, floor: FloorStore(directory: directory))
+            var report = Report(
+                items: items, find_one_client: findOne, find_eight_clients: findEight, add_one_client: addOne,
+                add_eight_clients: addEight)
+            report.round_trip_p50_us = try roundTrip(daemon: daemon)
+            report.stored_keys = try storedKeyOperations(daemon: daemon, embedded: embedded)
+            try measureCLI(daemon: daemon, into: &report)
+            try measureDefaultSocketCLI(executable: executable, into: &report)
+            (report.flood, report.flood_note) = try FloodBench.run(daemon: daemon)
+            return report
+        }
     }
 
     /// Only the round trip and the stored keys' operations, on a fresh daemon (`--only-daemon-keys`: a quick loop on
     /// their latency), or `nil` when no `keychaind` is built beside the bench.
     static func runKeysOnly() throws -> (roundTrip: Double, keys: [String: Comparison])? {
+        try withFreshDaemon { _, daemon, _, embedded in
+            (try roundTrip(daemon: daemon), try storedKeyOperations(daemon: daemon, embedded: embedded))
+        }
+    }
+
+    /// `body` with a fresh daemon, a temporary directory and an embedded engine in it (stopped and removed after), or
+    /// `nil` when no `keychaind` is built beside the bench.
+    private static func withFreshDaemon<Result>(
+        _ body: (_ executable: String, BenchDaemon, _ directory: URL, _ embedded: Engine) throws -> Result
+    ) throws -> Result? {
         guard let executable = BenchDaemon.executable else { return nil }
         let daemon = try BenchDaemon(executable: executable)
         defer { daemon.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let embedded = try Engine(storage: .directory(directory.appendingPathComponent("embedded")))
-        return (try roundTrip(daemon: daemon), try storedKeyOperations(daemon: daemon, embedded: embedded))
+        return try body(executable, daemon, directory, embedded)
     }
 
     // MARK: Find
