@@ -137,9 +137,10 @@ enum BackupArchive {
         return bytes
     }
 
-    /// An item from its plaintext message.
-    static func decode(_ bytes: [UInt8]) throws(EngineError) -> Entry {
-        var reader = ByteReader(bytes, range: bytes.indices)
+    /// An item from its plaintext message, `range` of `bytes` (read in place: a copy of the plaintext, secret
+    /// included, would outlive the buffer the caller wipes).
+    static func decode(_ bytes: [UInt8], range: Range<Int>) throws(EngineError) -> Entry {
+        var reader = ByteReader(bytes, range: range)
         let name = String(decoding: try reader.bytes(4), as: UTF8.self)
         guard let itemClass = ItemClass(rawValue: name) else {
             throw EngineError(.decode, "the backup holds an item of class \"\(name)\", which is not one")
@@ -296,7 +297,7 @@ final class BackupReader {
             return nil
         }
         read += 1
-        return try BackupArchive.decode(Array(plain.prefix(opened.count)))
+        return try BackupArchive.decode(plain, range: 0..<opened.count)
     }
 
     /// How many bytes are left in `input` (read to its end, counted, dropped).
