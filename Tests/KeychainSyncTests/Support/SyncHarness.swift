@@ -169,13 +169,12 @@ struct ItemSnapshot: Hashable, CustomStringConvertible {
     var attributes: ItemAttributes
     var data: Data
 
+    /// What sync carries of `item` (``ItemContent``: without its dates).
     init(_ item: Item) {
-        itemClass = item.itemClass
-        var attributes = item.attributes
-        attributes[.creationDate] = nil
-        attributes[.modificationDate] = nil
-        self.attributes = attributes
-        data = item.data ?? Data()
+        let content = ItemContent(item)
+        itemClass = content.itemClass
+        attributes = content.attributes
+        data = content.data
     }
 
     var description: String {
