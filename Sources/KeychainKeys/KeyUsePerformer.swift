@@ -21,7 +21,21 @@ package struct KeyUsePerformer: KeyOperating {
     package func perform(_ use: KeyUse, key data: Data, attributes: ItemAttributes) throws(EngineError) -> Data {
         // A Secure Enclave key's secret is its TPM blob: its private step runs in the TPM.
         if SecureEnclave.holds(attributes) { return try SecureEnclave.perform(use, blob: data) }
-        return try perform(use, with: try CredentialAttributes.key(in: data, attributes: attributes, isStored: true))
+        guard case .integer(let keyClass) = attributes[.keyClass], case .integer(let keyType) = attributes[.type] else {
+            // Read without keeping: the reading names what is missing.
+            return try perform(
+                use, with: try CredentialAttributes.key(in: data, attributes: attributes, isStored: true))
+        }
+        let key = try PreparedKeyCache.shared.key(in: data, keyClass: keyClass, keyType: keyType) {
+            () throws(EngineError) -> AsymmetricKey in
+            try CredentialAttributes.key(in: data, attributes: attributes, isStored: true)
+        }
+        return try perform(use, with: key)
+    }
+
+    /// Drops the keys kept read between uses (``PreparedKeyCache``).
+    package func forgetPreparedKeys() {
+        PreparedKeyCache.shared.removeAll()
     }
 
     /// Runs `use` with a key in memory: the same operations a stored key gets, for a key the caller holds.

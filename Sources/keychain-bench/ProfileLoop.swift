@@ -1,12 +1,14 @@
 import Foundation
+import KeychainCore
+import KeychainKeys
 
 /// One phase of the embedded engine alone, in a loop, for a profiler (`perf record -g -- keychain-bench --profile
 /// find`): issue 23 asks for profiles before and after each change. No floor and no figures but the rate, printed
 /// at the end, so a profile holds the phase and little else.
 enum ProfileLoop {
-    /// The phases it can loop: finds (with data) on a keychain of 10,000 items, or batch adds of 1,000 items in one
-    /// transaction each.
-    static let phases = ["find", "batch_add"]
+    /// The phases it can loop: finds (with data) on a keychain of 10,000 items, batch adds of 1,000 items in one
+    /// transaction each, or signatures (P-256) with a stored non-extractable key.
+    static let phases = ["find", "batch_add", "sign"]
 
     /// Runs `phase` for about `seconds` and prints how many operations per second it carried out.
     static func run(_ phase: String, seconds: Double = 5) throws {
@@ -37,9 +39,35 @@ enum ProfileLoop {
                 start += 1000
                 operations += 1000
             }
+        case "sign":
+            operations = try signatures(until: deadline, in: directory)
         default:
             throw BenchError("--profile takes one of \(phases.joined(separator: ", ")), not \(phase)")
         }
         print("\(phase): \(Int(Double(operations) / seconds)) operations/s")
+    }
+
+    /// Signs with a stored P-256 key through the embedded engine until `deadline`, as keychaind does for a client;
+    /// returns how many signatures it made.
+    private static func signatures(until deadline: UInt64, in directory: URL) throws -> Int {
+        KeyUsePerformer.install()
+        let engine = try Engine(storage: .directory(directory.appendingPathComponent("keys")))
+        let caller = Caller(applicationIdentifier: "TEAM.bench")
+        let tag = Data("bench.profile.sign".utf8)
+        let generation = KeyGeneration(
+            keyType: CredentialAttributes.ellipticCurveType, sizeInBits: 256,
+            privateKey: NewItem(
+                itemClass: .key, attributes: [.applicationTag: .data(tag), .isExtractable: .bool(false)]),
+            publicKey: nil)
+        _ = try engine.generateKey(generation, for: caller)
+        let query = ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(tag)])
+        let use = KeyUse(
+            .sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data(repeating: 0x42, count: 64))
+        var operations = 0
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            for _ in 0..<100 { _ = try engine.useKey(query, use, for: caller) }
+            operations += 100
+        }
+        return operations
     }
 }

@@ -11,6 +11,15 @@ extension Engine {
         var keyQuery = query
         keyQuery.returning = [.attributes, .data]
         let release = try query.authentication != nil ? factorRelease(query.authentication) : nil
+        return try KeyOperations.honoringForgets { () throws(EngineError) -> Data in
+            try useOneKey(keyQuery, use, release: release, for: caller)
+        }
+    }
+
+    /// The key use itself: the one key's item found and opened, then the key layer's work on its bytes.
+    private func useOneKey(
+        _ keyQuery: ItemQuery, _ use: KeyUse, release: FactorRelease?, for caller: Caller
+    ) throws(EngineError) -> Data {
         let result = try search(keyQuery, limit: .upTo(2), release: release, for: caller)
         guard result.matches.count == 1, let match = result.matches.first, let attributes = match.attributes,
             let data = match.data

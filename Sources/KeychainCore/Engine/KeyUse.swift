@@ -75,6 +75,9 @@ package protocol KeyOperating: Sendable {
 
     /// Makes the key pair `generation` describes: its items (private first) with their data and attributes.
     func generate(_ generation: KeyGeneration) throws(EngineError) -> [NewItem]
+
+    /// Drops every key it keeps read between uses: the keychain locked, or a key item was changed or deleted.
+    func forgetPreparedKeys()
 }
 
 /// The process's key layer, installed once.
@@ -93,5 +96,28 @@ package enum KeyOperations {
                 .unimplemented, "this process has no key layer installed, so the keychain cannot use a stored key")
         }
         return operations
+    }
+
+    /// Tells the installed key layer, if any, to drop the keys it keeps read between uses: called when a keybag
+    /// locks and when a stored key may have changed or gone, so a parsed private key outlives neither.
+    package static func forgetPreparedKeys() {
+        forgets.add(1, ordering: .sequentiallyConsistent)
+        installed.withLock { $0 }?.forgetPreparedKeys()
+    }
+
+    /// How many times the prepared keys were forgotten.
+    private static let forgets = Atomic<UInt64>(0)
+
+    /// Runs a key use (`body`: its item's search, then the key layer's work), and forgets the prepared keys again if
+    /// they were forgotten while it ran: a lock between the search and the key layer keeping the key it read must
+    /// not leave that key kept.
+    package static func honoringForgets<Result>(
+        _ body: () throws(EngineError) -> Result
+    ) throws(EngineError) -> Result {
+        let before = forgets.load(ordering: .sequentiallyConsistent)
+        defer {
+            if forgets.load(ordering: .sequentiallyConsistent) != before { forgetPreparedKeys() }
+        }
+        return try body()
     }
 }

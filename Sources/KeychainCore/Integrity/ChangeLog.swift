@@ -183,6 +183,8 @@ final class ChangeLog: WriteTransactionObserver {
                 modificationTime: time.timeIntervalSince1970, primaryKeyHash: row.blob(5))
         }
         guard var change else { throw .internalError("the row to remove is gone") }
+        // A deleted key must not stay parsed in the key layer.
+        if change.itemClass == ItemClass.key.rawValue { KeyOperations.forgetPreparedKeys() }
         if let accessGroup {
             change.accessGroup = accessGroup
         } else {

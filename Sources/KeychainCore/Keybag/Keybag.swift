@@ -145,6 +145,7 @@ final class Keybag {
     /// Replaces the whole in-memory state with that of another stored keybag (after an erase).
     func adopt(_ stored: KeybagRecord) throws(EngineError) {
         let other = try Keybag(deviceKey: deviceKey, cost: newPasscodeCost, record: stored)
+        KeyOperations.forgetPreparedKeys()
         record = other.record
         indexKey = other.indexKey
         loaded = other.loaded
@@ -163,6 +164,8 @@ final class Keybag {
     /// Discards loaded keys (class B's key pair with its private key).
     func unload(_ names: [KeybagRecord.KeyName]) {
         for name in names { loaded[name] = nil }
+        // A private key the key layer keeps parsed is as secret as the class key that opened it.
+        KeyOperations.forgetPreparedKeys()
         if names.contains(.classB) { classB = nil }
     }
 }

@@ -61,6 +61,7 @@ final class ItemStore {
             WHERE rowid = ?
             """,
             Self.values(of: item) + [.integer(rowID)])
+        if item.itemClass == .key { KeyOperations.forgetPreparedKeys() }
         try database.run("DELETE FROM item_terms WHERE item = ?", [.integer(rowID)])
         try writeTerms(item.termHashes, of: rowID)
         try changeLog.record(Self.change(kind, item))
