@@ -52,7 +52,7 @@ package enum AttributeCoder {
         var values = ItemAttributes()
         while !reader.isAtEnd {
             let name: UInt32 = try reader.littleEndian()
-            guard let key = AttributeKey.byCode[name],
+            guard let key = AttributeKey(code: name),
                 values[key] == nil,
                 let tag = Tag(rawValue: try reader.byte())
             else { throw .decode("item metadata holds an unknown or repeated attribute") }

@@ -158,9 +158,28 @@ public enum AttributeKey: String, Sendable, Codable, CaseIterable, Comparable {
     /// Every attribute, ordered by four-character name (the order of ``slot``).
     static let byName: [AttributeKey] = allCases.sorted()
 
-    /// Every attribute by its four-character name read as a little-endian `UInt32` (``code``): what decoding a
-    /// stored item looks each name up in, once per attribute of every item a search opens.
-    static let byCode: [UInt32: AttributeKey] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.code, $0) })
+    /// Every attribute ordered by its four-character name read as a little-endian `UInt32` (``code``): what
+    /// decoding a stored item looks each name up in (``init(code:)``), once per attribute of every item a search
+    /// opens. A sorted array rather than a dictionary: a short-lived process (`security`) would otherwise pay the
+    /// runtime's search of every protocol conformance in the binary for `UInt32: Hashable` on its first lookup.
+    private static let byCode: [AttributeKey] = allCases.sorted { $0.code < $1.code }
+
+    /// The attribute whose ``code`` is `code`, if any.
+    init?(code: UInt32) {
+        let sorted = Self.byCode
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            let candidate = sorted[middle].code
+            if candidate == code {
+                self = sorted[middle]
+                return
+            }
+            if candidate < code { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
 
     /// The four-character name as a little-endian `UInt32`.
     var code: UInt32 {

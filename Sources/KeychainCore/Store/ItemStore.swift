@@ -148,14 +148,18 @@ final class ItemStore {
 }
 
 /// The SELECT of each shape of candidate filter, built and prepared once: the hot path does no string work.
+///
+/// The few shapes a process uses are kept in a list, not a dictionary, and the SQL text is put together by hand
+/// (not `joined(separator:)`): each of those generic uses costs a short-lived process (a `security` command) a
+/// search of every protocol conformance in its binary the first time.
 private struct CandidateStatements {
-    private var cache: [Int: Statement] = [:]
+    private var cache: [(shape: Int, statement: Statement)] = []
 
     mutating func statement(for filter: CandidateFilter, in database: Database) throws(EngineError) -> Statement {
         let shape = Self.shape(of: filter)
-        if let statement = cache[shape] { return statement }
+        for entry in cache where entry.shape == shape { return entry.statement }
         let statement = try database.prepared(Self.build(filter))
-        cache[shape] = statement
+        cache.append((shape, statement))
         return statement
     }
 
@@ -188,17 +192,29 @@ private struct CandidateStatements {
         if let groups = filter.groupHashes {
             // With a narrower hash or a UUID at hand, `+agrp` keeps SQLite off the (broad) group index.
             let column = filter.indexHashes.isEmpty && filter.uuid == nil ? "agrp" : "+agrp"
-            let placeholders = Array(repeating: "?", count: groups.count).joined(separator: ", ")
-            conditions.append(groups.count == 1 ? "\(column) = ?" : "\(column) IN (\(placeholders))")
+            conditions.append(groups.count == 1 ? "\(column) = ?" : "\(column) IN (\(placeholders(groups.count)))")
         }
         if let keys = filter.primaryKeyHashes {
-            conditions.append(
-                keys.count == 1
-                    ? "pk = ?" : "pk IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))")
+            conditions.append(keys.count == 1 ? "pk = ?" : "pk IN (\(placeholders(keys.count)))")
         }
         for (attribute, _) in filter.indexHashes { conditions.append("\(attribute.rawValue) = ?") }
         for _ in filter.termHashes { conditions.append("rowid IN (SELECT item FROM item_terms WHERE term = ?)") }
         if filter.afterRowID != nil { conditions.append("rowid > ?") }
-        return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.joined(separator: " AND ")) ORDER BY rowid"
+        return "SELECT \(StoredRow.columns) FROM items WHERE \(listed(conditions, separator: " AND ")) ORDER BY rowid"
+    }
+
+    /// `count` SQL placeholders, separated by commas.
+    private static func placeholders(_ count: Int) -> String {
+        listed(Array(repeating: "?", count: count), separator: ", ")
+    }
+
+    /// `parts` separated by `separator` (what `joined(separator:)` does, without its runtime cost here).
+    private static func listed(_ parts: [String], separator: String) -> String {
+        var text = ""
+        for (index, part) in parts.enumerated() {
+            if index > 0 { text += separator }
+            text += part
+        }
+        return text
     }
 }

@@ -49,6 +49,8 @@ extension KeychainDirectory {
             let status = try? file.status(), status.st_mode & S_IFMT == S_IFREG
         else { return false }
         if status.st_size == 0 { return orIsEmpty }
-        return (try? file.readBytes(count: prefix.count)) == prefix
+        // Not `Optional == Array`: its conditional conformance costs a short-lived process a runtime search.
+        guard let bytes = try? file.readBytes(count: prefix.count) else { return false }
+        return bytes.elementsEqual(prefix)
     }
 }
