@@ -299,6 +299,21 @@ package struct Row {
         return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement.pointer, column)))
     }
 
+    /// Whether a column holds `value` exactly: the same type and the same integer, text or bytes.
+    func holds(_ value: SQLValue, at column: Int32) -> Bool {
+        let type = sqlite3_column_type(statement.pointer, column)
+        switch value {
+        case .null: return type == SQLITE_NULL
+        case .integer(let integer): return type == SQLITE_INTEGER && self.integer(column) == integer
+        case .real(let real): return type == SQLITE_FLOAT && self.real(column) == real
+        case .text(let text): return type == SQLITE_TEXT && self.text(column) == text
+        case .blob(let bytes):
+            guard type == SQLITE_BLOB else { return false }
+            let stored = unsafeBlob(column)
+            return stored.count == bytes.count && bytes.withUnsafeBytes { stored.elementsEqual($0) }
+        }
+    }
+
     /// A blob column, or `nil` when NULL.
     package func blob(_ column: Int32) -> Data? {
         guard !isNull(column) else { return nil }

@@ -54,17 +54,50 @@ final class ItemStore {
     /// Rewrites a row in place as a new version (its UUID stays): an update, or a tombstone (`kind` removed); a
     /// duplicate primary key throws ``EngineError/Code/duplicateItem``.
     func replace(rowID: Int64, with item: StoredItem, kind: ChangeKind = .updated) throws(EngineError) {
-        try database.run(
-            """
-            UPDATE items SET class = ?, pdmn = ?, sync = ?, agrp = ?, pk = ?, svce = ?, acct = ?, srvr = ?, mdat = ?,
-                wrapped_key = ?, metadata = ?, secret = ?, tomb = ?, seq = ?, acl = ?
-            WHERE rowid = ?
-            """,
-            Self.values(of: item) + [.integer(rowID)])
+        // SQLite rewrites the entries of every index on a column an UPDATE names, changed or not: a new version
+        // names only the indexed columns whose value changes (an update of a secret: none), and its lookup terms
+        // are written again only when they change, so it writes a few pages instead of one per index.
+        let values = Self.values(of: item)
+        let changed = try database.first(
+            "SELECT class, agrp, pk, svce, acct, srvr, tomb FROM items WHERE rowid = ?",
+            [.integer(rowID)]
+        ) { row in
+            Self.indexedColumns.enumerated().filter { column in
+                !row.holds(values[column.element.position], at: Int32(column.offset))
+            }.map(\.element)
+        }
+        guard let changed else { throw .internalError("the row to replace is gone") }
+        var assignments = "pdmn = ?, sync = ?, mdat = ?, wrapped_key = ?, metadata = ?, secret = ?, seq = ?, acl = ?"
+        var bindings = Self.alwaysWrittenPositions.map { values[$0] }
+        for column in changed {
+            assignments += ", \(column.name) = ?"
+            bindings.append(values[column.position])
+        }
+        try database.run("UPDATE items SET \(assignments) WHERE rowid = ?", bindings + [.integer(rowID)])
         if item.itemClass == .key { KeyOperations.forgetPreparedKeys() }
-        try database.run("DELETE FROM item_terms WHERE item = ?", [.integer(rowID)])
-        try writeTerms(item.termHashes, of: rowID)
+        if try storedTerms(of: rowID) != Set(item.termHashes) {
+            try database.run("DELETE FROM item_terms WHERE item = ?", [.integer(rowID)])
+            try writeTerms(item.termHashes, of: rowID)
+        }
         try changeLog.record(Self.change(kind, item))
+    }
+
+    /// The columns of `items` an index covers (or a partial index's condition reads), with their place in
+    /// ``values(of:)``, in the order `replace` selects them.
+    private static let indexedColumns: [(name: String, position: Int)] = [
+        ("class", 0), ("agrp", 3), ("pk", 4), ("svce", 5), ("acct", 6), ("srvr", 7), ("tomb", 12),
+    ]
+    /// The places in ``values(of:)`` of the columns every new version writes, in the order `replace` names them.
+    private static let alwaysWrittenPositions = [1, 2, 8, 9, 10, 11, 13, 14]
+
+    /// The lookup terms stored for a row.
+    private func storedTerms(of rowID: Int64) throws(EngineError) -> Set<Data> {
+        var terms = Set<Data>()
+        try database.query("SELECT term FROM item_terms WHERE item = ?", [.integer(rowID)]) { row in
+            if let term = row.blob(0) { terms.insert(term) }
+            return true
+        }
+        return terms
     }
 
     /// The rows of `item_terms` of a row (a row's go with it when it is deleted: a trigger).
