@@ -95,7 +95,7 @@ struct DaemonAdministrationTests {
         let home = try TestHome()
         let tool = home.tool(through: daemon)
         let executable = home.url.appendingPathComponent("app")
-        try FileManager.default.copyItem(atPath: "/bin/true", toPath: executable.path)
+        try ExecutableCopy.copy("/bin/true", to: executable.path)
         let entitlements = home.url.appendingPathComponent("app.entitlements")
         try Data(
             """

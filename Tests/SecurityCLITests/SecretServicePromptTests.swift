@@ -29,8 +29,7 @@ struct SecretServicePromptTests {
               esac
             done
             """
-        try Data(script.utf8).write(to: pinentry)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: pinentry.path)
+        try ExecutableCopy.write(Data(script.utf8), to: pinentry.path, mode: 0o700)
         bus.serviceEnvironment = ["PINENTRY_PROGRAM": pinentry.path]
         // The service asks on its controlling terminal before pinentry: run from a terminal, the tests would wait for
         // the developer's answer. So it gives up the terminal (TIOCNOTTY) and execs the service, keeping its pid.

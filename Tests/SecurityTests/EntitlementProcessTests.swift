@@ -49,7 +49,7 @@ import Testing
     @Test func entitlementsBesideTheExecutableNameTheCaller() throws {
         let directory = try TemporaryDirectory()
         let executable = directory.url.appendingPathComponent("beside-app")
-        try FileManager.default.copyItem(at: Probe.builtExecutable, to: executable)
+        try ExecutableCopy.copy(Probe.builtExecutable.path, to: executable.path)
         try writeEntitlements(
             ["application-identifier": "TEAM.com.example.beside"],
             to: directory.url.appendingPathComponent("beside-app.entitlements"))

@@ -17,18 +17,18 @@ struct SeedUnlockLastsTests {
         try engine.setPasscode("2468", current: nil)
         // A pinentry that answers every GETPIN with the passcode: the seed's read asks for it.
         let pinentry = directory.file("pinentry")
-        try """
-        #!/bin/sh
-        echo 'OK Pleased to meet you'
-        while read -r command rest; do
-          case "$command" in
-            GETPIN) printf '%s\\n' 'D 2468' 'OK' ;;
-            BYE) echo 'OK closing connection'; exit 0 ;;
-            *) echo 'OK' ;;
-          esac
-        done
-        """.write(to: pinentry, atomically: true, encoding: .utf8)
-        chmod(pinentry.path, 0o755)
+        let script = """
+            #!/bin/sh
+            echo 'OK Pleased to meet you'
+            while read -r command rest; do
+              case "$command" in
+                GETPIN) printf '%s\\n' 'D 2468' 'OK' ;;
+                BYE) echo 'OK closing connection'; exit 0 ;;
+                *) echo 'OK' ;;
+              esac
+            done
+            """
+        try ExecutableCopy.write(Data(script.utf8), to: pinentry.path)
         let environment = [
             "KEYCHAIN_HOME": directory.keychain.path, "KEYCHAIN_DAEMON": "off", "PATH": "/usr/bin:/bin",
             "PINENTRY_PROGRAM": pinentry.path, "SWIFT_BACKTRACE": "enable=no", "HOME": directory.url.path,

@@ -78,9 +78,10 @@ public final class PipeReader: @unchecked Sendable {
         }.start()
     }
 
-    /// The bytes, once the pipe has ended.
+    /// The bytes, once the pipe has ended (as often as asked).
     public func wait() -> [UInt8] {
         done.wait()
+        done.signal()
         return bytes
     }
 }

@@ -77,7 +77,7 @@ enum DeployedAccount {
         guard !isReachableByOthers(executable) else { return executable }
         let copy = directory.file(URL(fileURLWithPath: executable).lastPathComponent).path
         if !FileManager.default.fileExists(atPath: copy) {
-            try FileManager.default.copyItem(atPath: executable, toPath: copy)
+            try ExecutableCopy.copy(executable, to: copy)
         }
         chmod(copy, 0o755)
         return copy

@@ -72,15 +72,7 @@ struct FakePinentry {
             done
 
             """
-        // Written through a close-on-exec descriptor: one inherited by a process another test is starting would
-        // keep the script open for writing, and running it would fail with ETXTBSY.
-        let descriptor = open(program.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        let bytes = Array(script.utf8)
-        guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
-            throw POSIXError(.EIO)
-        }
+        try ExecutableCopy.write(Data(script.utf8), to: program.path)
     }
 
     /// The commands it received, in order (its `pid` line left out).

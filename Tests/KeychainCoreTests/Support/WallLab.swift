@@ -201,7 +201,7 @@ final class WallLab {
         setgid group: TestGroup? = nil
     ) throws -> String {
         let path = apps.file(name).path
-        try FileManager.default.copyItem(atPath: source, toPath: path)
+        try ExecutableCopy.copy(source, to: path)
         if let group { guard chown(path, 0, group.gid) == 0 else { throw WallError("cannot chgrp \(path)") } }
         guard chmod(path, group == nil ? 0o755 : 0o2755) == 0 else { throw WallError("cannot chmod \(path)") }
         return path
