@@ -203,11 +203,16 @@ enum BackupBench {
     }
 
     /// The child's side (`--backup-child backup|restore KEYCHAIN ARCHIVE COUNT`): runs it, prints its seconds and its
-    /// peak RSS in MiB.
+    /// peak RSS in MiB. `fill KEYCHAIN - COUNT` makes a keychain of COUNT items to profile the others on.
     static func runChild(_ arguments: [String]) -> Never {
         do {
             guard arguments.count == 4, let count = Int(arguments[3]) else {
-                throw BenchError("usage: --backup-child backup|restore KEYCHAIN ARCHIVE COUNT")
+                throw BenchError("usage: --backup-child backup|restore|fill KEYCHAIN ARCHIVE COUNT")
+            }
+            if arguments[0] == "fill" {
+                // A keychain to profile a backup or restore child on (`perf record … --backup-child backup …`).
+                print(try fill(URL(fileURLWithPath: arguments[1]), count: count), 0)
+                exit(0)
             }
             let keychain = try keychain(URL(fileURLWithPath: arguments[1]))
             let archive = URL(fileURLWithPath: arguments[2])

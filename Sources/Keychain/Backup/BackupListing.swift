@@ -65,8 +65,14 @@ struct BackupListing {
         }
     }
 
-    /// How many items go where.
+    /// How many items go where: from the rows' clear columns when the backend can tell (the engine, which then
+    /// opens no item twice), else by listing every item's attributes.
     func census() throws(EngineError) -> BackupSummary {
+        if let counting = backend as? any KeychainBackupCensus, let census = try counting.backupCensus(for: caller) {
+            return BackupSummary(
+                itemCount: census.migratable, thisDeviceOnly: census.thisDeviceOnly,
+                boundToThisKeychain: census.boundToThisKeychain)
+        }
         var summary = BackupSummary(itemCount: 0, thisDeviceOnly: 0, boundToThisKeychain: 0)
         try forEach(returning: .attributes) { (item) throws(EngineError) in
             switch Placement(item.attributes) {

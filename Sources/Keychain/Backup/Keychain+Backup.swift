@@ -113,8 +113,9 @@ extension Keychain {
     private static func changedDuringBackup(counted: Int) -> EngineError {
         EngineError(
             .internalComponent,
-            "the keychain changed while it was being backed up (\(counted) items were counted first): nothing "
-                + "complete was written; run the backup again")
+            "the keychain changed while it was being backed up (\(counted) items were counted first), or an item "
+                + "fails authentication (`security verify-keychain` lists it): nothing complete was written; run "
+                + "the backup again")
     }
 
     /// Checks every message of an archive (the passphrase, each item's authentication, the order, the end) without
