@@ -53,7 +53,9 @@ extension BackupBench {
                 }
                 var at = 0
                 func append(_ bytes: UnsafeRawBufferPointer) {
-                    if let base = bytes.baseAddress { (message.base + at).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+                    if let base = bytes.baseAddress {
+                        (message.base + at).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+                    }
                     at += bytes.count
                 }
                 func appendLength(_ count: Int) {

@@ -159,7 +159,8 @@ final class ItemSealer {
         plaintext.withUnsafeBytes { attributes in
             secretPlaintext.withUnsafeBytes { data in
                 outcome = Swift.Result { () throws(EngineError) -> Result in
-                    try body(UnsafeRawBufferPointer(rebasing: attributes[ranges.attributes]),
+                    try body(
+                        UnsafeRawBufferPointer(rebasing: attributes[ranges.attributes]),
                         UnsafeRawBufferPointer(rebasing: data[ranges.data]))
                 }
             }
