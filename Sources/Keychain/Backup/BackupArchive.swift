@@ -194,15 +194,35 @@ final class BackupWriter {
         // The plaintext holds the item's secret: wiped once sealed.
         let message = BackupArchive.encode(entry)
         defer { message.wipe() }
+        try append(message: message, describing: entry.itemClass)
+    }
+
+    private func append(message: [UInt8], describing itemClass: ItemClass) throws(EngineError) {
         // A reader refuses a message past its maximum, so one is refused here, at backup time, not at restore time.
         guard message.count + SecretStream.overhead <= BackupArchive.maximumMessageByteCount else {
             throw EngineError(
                 .dataTooLarge,
-                "item \(written + 1) (\(entry.itemClass.rawValue)) takes \(message.count) bytes, past the "
+                "item \(written + 1) (\(itemClass.rawValue)) takes \(message.count) bytes, past the "
                     + "\(BackupArchive.maximumMessageByteCount) a backup holds per item")
         }
         try seal(message, isFinal: false)
         written += 1
+    }
+
+    /// Seals and writes one item given as the engine holds it: attributes in ``AttributeCoder``'s form, which is
+    /// what ``BackupArchive/encode(_:)`` writes and ``BackupArchive/decode(_:range:)`` reads.
+    func append(
+        itemClass: ItemClass, codedAttributes: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
+    ) throws(EngineError) {
+        guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
+        // Sized once, so that no outgrown copy of the plaintext is left unwiped; wiped once sealed.
+        var message: [UInt8] = []
+        message.reserveCapacity(4 + 4 + codedAttributes.count + 4 + data.count)
+        message.append(contentsOf: itemClass.rawValue.utf8)
+        message.appendLengthPrefixed(codedAttributes)
+        message.appendLengthPrefixed(data)
+        defer { message.wipe() }
+        try append(message: message, describing: itemClass)
     }
 
     /// Writes the final message; the archive is complete.
