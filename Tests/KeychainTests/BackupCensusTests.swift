@@ -67,6 +67,21 @@ struct BackupCensusTests {
         #expect(summary == BackupSummary(itemCount: 1, thisDeviceOnly: 0, boundToThisKeychain: 1))
     }
 
+    @Test("A keychain holding an item that fails authentication gives no archive, saying so, not one without it")
+    func damagedItemRefused() throws {
+        let fixture = try TestKeychain(.directory)
+        try BackupAttackTests.add(BackupAttackTests.sourceItems(), to: fixture.keychain)
+        try Tampering.swapSecrets(inKeychainAt: try #require(fixture.directory).keychain)
+        let directory = try TemporaryDirectory()
+        let file = directory.file("damaged.skb")
+        let failure = BackupAttackTests.failure {
+            try fixture.keychain.backup(
+                to: file, passphrase: try Keychain.Passcode(copying: "damaged"), cost: .minimum)
+        }
+        #expect(failure?.contains("security verify-keychain") == true, "\(failure ?? "backed up")")
+        #expect(!FileManager.default.fileExists(atPath: file.path), "an archive was left")
+    }
+
     /// `bytes` written into a pipe `chunk` bytes at a time from another thread; the read end.
     static func trickled(_ bytes: Data, chunk: Int) -> FileHandle {
         let pipe = Pipe()
