@@ -30,10 +30,24 @@ enum BackupBench {
         var peak_rss_mb: Double
     }
 
+    /// This design's floors at one size (BackupScanFloor.swift), beside secretstream's over the archive's bytes.
+    struct Floors: Codable {
+        var items: Int
+        /// The scan floor: rows, key unwrap, AEAD open, secretstream push; no Item.
+        var scan_items_per_s: Double
+        /// Its bytes/s (the archive's bytes) over secretstream's push: the most a backup's ratio can reach.
+        var scan_ratio: Double
+        /// The engine's batch add of the same items in one transaction, no archive.
+        var batch_add_items_per_s: Double
+        /// Its bytes/s (the archive's bytes) over secretstream's pull: the most a restore's ratio can reach.
+        var batch_add_ratio: Double
+    }
+
     /// The figures of a run, by size.
     struct Report: Codable {
         var backup: [String: Phase]
         var restore: [String: Phase]
+        var floors: [String: Floors] = [:]
         var argon2_cost: String
     }
 
@@ -54,7 +68,7 @@ enum BackupBench {
             let source = directory.appendingPathComponent("source")
             let target = directory.appendingPathComponent("target")
             let archive = directory.appendingPathComponent("archive.skb")
-            try fill(source, count: count)
+            let fillSeconds = try fill(source, count: count)
             let backup = try child(["backup", source.path, archive.path, String(count)])
             let restore = try child(["restore", target.path, archive.path, String(count)])
             let bytes =
@@ -69,6 +83,12 @@ enum BackupBench {
             }
             report.backup[String(count)] = phase(backup, floor: floor.push)
             report.restore[String(count)] = phase(restore, floor: floor.pull)
+            let scanSeconds = try ScanFloor.run(source: source, count: count, in: directory)
+            report.floors[String(count)] = Floors(
+                items: count, scan_items_per_s: Double(count) / scanSeconds,
+                scan_ratio: floor.push > 0 ? Double(bytes) / scanSeconds / floor.push : 0,
+                batch_add_items_per_s: Double(count) / fillSeconds,
+                batch_add_ratio: floor.pull > 0 ? Double(bytes) / fillSeconds / floor.pull : 0)
         }
         return report
     }
@@ -90,6 +110,25 @@ enum BackupBench {
                             + "bytes: %.3f× the floor (≥ %.1f) — %@; peak RSS %.1f MiB",
                         name, size, phase.items_per_s, phase.bytes_per_s / 1e6, phase.floor_bytes_per_s / 1e6,
                         phase.ratio, targetRatio, verdict, phase.peak_rss_mb))
+            }
+            for size in sorted where name == "backup" {
+                guard let floors = report.floors[String(size)], let phase = phases[String(size)] else { continue }
+                lines.append(
+                    String(
+                        format: "backup scan floor %d items (SQLite rows, key unwrap, AEAD open, secretstream push; "
+                            + "no Item): %.0f items/s, %.3f× the secretstream floor; backup is %.2f× of it",
+                        size, floors.scan_items_per_s, floors.scan_ratio,
+                        phase.items_per_s / floors.scan_items_per_s))
+            }
+            for size in sorted where name == "restore" {
+                guard let floors = report.floors[String(size)], let phase = phases[String(size)] else { continue }
+                lines.append(
+                    String(
+                        format: "restore batch-add floor %d items (the engine's add of the same items in one "
+                            + "transaction, no archive): %.0f items/s, %.3f× the secretstream floor; restore is "
+                            + "%.2f× of it",
+                        size, floors.batch_add_items_per_s, floors.batch_add_ratio,
+                        phase.items_per_s / floors.batch_add_items_per_s))
             }
             if let small = sorted.first, let large = sorted.last, small != large,
                 let low = phases[String(small)], let high = phases[String(large)], low.peak_rss_mb > 0
@@ -113,23 +152,23 @@ enum BackupBench {
         return Keychain(service: "bench", backend: try Engine(storage: .directory(directory)), identity: identity)
     }
 
-    /// A keychain of `count` migratable items (the workload's generic passwords), added in batches of 1,000.
-    private static func fill(_ directory: URL, count: Int) throws {
+    /// A keychain of `count` migratable items (the workload's generic passwords), added in one write transaction
+    /// as a restore adds them; returns the seconds the adds took (the batch-add floor, engine open excluded).
+    private static func fill(_ directory: URL, count: Int) throws -> Double {
         let engine = try Engine(storage: .directory(directory))
         let caller = Caller(applicationIdentifier: applicationIdentifier)
-        var index = 0
-        while index < count {
-            let batch = (index..<min(count, index + 1000)).map { index in
+        let start = DispatchTime.now().uptimeNanoseconds
+        try engine.batch(for: caller) { (batch) throws(EngineError) in
+            for index in 0..<count {
                 let entry = BenchEntry(index)
                 var attributes: ItemAttributes = [
                     .service: .string(entry.service), .account: .string(entry.account), .label: .string(entry.label),
                 ]
                 attributes[.accessible] = .string(ProtectionClass.afterFirstUnlock.rawValue)
-                return NewItem(itemClass: .genericPassword, attributes: attributes, data: entry.secret)
+                try batch.add(NewItem(itemClass: .genericPassword, attributes: attributes, data: entry.secret))
             }
-            try engine.add(batch, for: caller)
-            index += batch.count
         }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
     // MARK: The child process
@@ -164,11 +203,16 @@ enum BackupBench {
     }
 
     /// The child's side (`--backup-child backup|restore KEYCHAIN ARCHIVE COUNT`): runs it, prints its seconds and its
-    /// peak RSS in MiB.
+    /// peak RSS in MiB. `fill KEYCHAIN - COUNT` makes a keychain of COUNT items to profile the others on.
     static func runChild(_ arguments: [String]) -> Never {
         do {
             guard arguments.count == 4, let count = Int(arguments[3]) else {
-                throw BenchError("usage: --backup-child backup|restore KEYCHAIN ARCHIVE COUNT")
+                throw BenchError("usage: --backup-child backup|restore|fill KEYCHAIN ARCHIVE COUNT")
+            }
+            if arguments[0] == "fill" {
+                // A keychain to profile a backup or restore child on (`perf record … --backup-child backup …`).
+                print(try fill(URL(fileURLWithPath: arguments[1]), count: count), 0)
+                exit(0)
             }
             let keychain = try keychain(URL(fileURLWithPath: arguments[1]))
             let archive = URL(fileURLWithPath: arguments[2])

@@ -168,6 +168,9 @@ final class BackupWriter {
     private let header: [UInt8]
     private(set) var written = 0
     private let expected: Int
+    /// Sealed bytes not yet handed to the sink (only sealed bytes and the clear header are ever held here).
+    private var pending: [UInt8] = []
+    static let bufferSize = 64 << 10
 
     /// Starts an archive of `itemCount` items under `passphrase`, writing its header.
     init(to output: @escaping Sink, itemCount: Int, passphrase: Passcode, cost: PasscodeCost) throws(EngineError) {
@@ -181,6 +184,7 @@ final class BackupWriter {
         header = described.bytes
         self.output = output
         expected = itemCount
+        pending.reserveCapacity(Self.bufferSize + (4 << 10))
         try write(header)
     }
 
@@ -190,15 +194,35 @@ final class BackupWriter {
         // The plaintext holds the item's secret: wiped once sealed.
         let message = BackupArchive.encode(entry)
         defer { message.wipe() }
+        try append(message: message, describing: entry.itemClass)
+    }
+
+    private func append(message: [UInt8], describing itemClass: ItemClass) throws(EngineError) {
         // A reader refuses a message past its maximum, so one is refused here, at backup time, not at restore time.
         guard message.count + SecretStream.overhead <= BackupArchive.maximumMessageByteCount else {
             throw EngineError(
                 .dataTooLarge,
-                "item \(written + 1) (\(entry.itemClass.rawValue)) takes \(message.count) bytes, past the "
+                "item \(written + 1) (\(itemClass.rawValue)) takes \(message.count) bytes, past the "
                     + "\(BackupArchive.maximumMessageByteCount) a backup holds per item")
         }
         try seal(message, isFinal: false)
         written += 1
+    }
+
+    /// Seals and writes one item given as the engine holds it: attributes in ``AttributeCoder``'s form, which is
+    /// what ``BackupArchive/encode(_:)`` writes and ``BackupArchive/decode(_:range:)`` reads.
+    func append(
+        itemClass: ItemClass, codedAttributes: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
+    ) throws(EngineError) {
+        guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
+        // Sized once, so that no outgrown copy of the plaintext is left unwiped; wiped once sealed.
+        var message: [UInt8] = []
+        message.reserveCapacity(4 + 4 + codedAttributes.count + 4 + data.count)
+        message.append(contentsOf: itemClass.rawValue.utf8)
+        message.appendLengthPrefixed(codedAttributes)
+        message.appendLengthPrefixed(data)
+        defer { message.wipe() }
+        try append(message: message, describing: itemClass)
     }
 
     /// Writes the final message; the archive is complete.
@@ -210,121 +234,41 @@ final class BackupWriter {
     }
 
     private func seal(_ message: [UInt8], isFinal: Bool) throws(EngineError) {
-        var sealed = [UInt8](repeating: 0, count: message.count + SecretStream.overhead)
+        // Framed and sealed in place at the end of the pending bytes: no copy of the sealed message.
+        let sealedCount = message.count + SecretStream.overhead
+        let lengthAt = pending.count
+        pending.append(contentsOf: repeatElement(0, count: 4 + sealedCount))
         var outcome: Result<Int, EngineError> = .failure(EngineError(.internalComponent, "nothing was sealed"))
         message.withUnsafeBytes { plain in
-            sealed.withUnsafeMutableBytes { out in
+            pending.withUnsafeMutableBytes { out in
                 outcome = Result { () throws(EngineError) in
-                    try sealer.seal(plain, associatedData: header, isFinal: isFinal, into: out)
+                    try sealer.seal(
+                        plain, associatedData: header, isFinal: isFinal,
+                        into: UnsafeMutableRawBufferPointer(rebasing: out[(lengthAt + 4)...]))
                 }
             }
         }
-        let count = try outcome.get()
-        var framed: [UInt8] = []
-        framed.appendLittleEndian(UInt32(count))
-        try write(framed + sealed.prefix(count))
+        let count: Int
+        do throws(EngineError) {
+            count = try outcome.get()
+        } catch {
+            pending.removeSubrange(lengthAt...)
+            throw error
+        }
+        pending.removeSubrange((lengthAt + 4 + count)...)
+        for shift in 0..<4 { pending[lengthAt + shift] = UInt8(truncatingIfNeeded: count >> (8 * shift)) }
+        if pending.count >= Self.bufferSize || isFinal { try flush() }
     }
 
     private func write(_ bytes: [UInt8]) throws(EngineError) {
-        try output(bytes)
-    }
-}
-
-/// Reads an archive from a file descriptor, item by item, checking each message as it comes.
-final class BackupReader {
-    let header: BackupArchive.Header
-    private let headerBytes: [UInt8]
-    private let input: FileHandle
-    private let opener: SecretStream.Opener
-    private(set) var read = 0
-    private(set) var isComplete = false
-
-    /// Reads the header and derives the key; a wrong passphrase shows at the first message.
-    init(from input: FileHandle, passphrase: Passcode) throws(EngineError) {
-        self.input = input
-        headerBytes = try Self.read(BackupArchive.headerByteCount, from: input, what: "its header")
-        header = try BackupArchive.Header(headerBytes)
-        let key = try BackupArchive.key(passphrase: passphrase, salt: header.salt, cost: header.cost)
-        guard try header.check(under: key) == header.check else {
-            throw EngineError(.authFailed, BackupArchive.damaged("the backup does not open with this passphrase"))
-        }
-        opener = try SecretStream.Opener(key: key, header: header.streamHeader)
+        pending.append(contentsOf: bytes)
+        if pending.count >= Self.bufferSize { try flush() }
     }
 
-    /// The next item, or `nil` after the final message (which must repeat the header's count). A message that
-    /// fails is errSecDecode naming the cause: the wrong passphrase (or an edited header) at the first, damage or a
-    /// reordering later, a truncation when the stream ends before its final message.
-    func next() throws(EngineError) -> BackupArchive.Entry? {
-        guard !isComplete else { return nil }
-        let lengthBytes = try Self.read(4, from: input, what: "item \(read + 1)'s length")
-        let length =
-            Int(lengthBytes[0]) | Int(lengthBytes[1]) << 8 | Int(lengthBytes[2]) << 16 | Int(lengthBytes[3]) << 24
-        guard length >= SecretStream.overhead, length <= BackupArchive.maximumMessageByteCount else {
-            throw EngineError(.decode, "archive damaged at item \(read + 1): its length \(length) is not one")
-        }
-        let sealed = try Self.read(length, from: input, what: "item \(read + 1)")
-        var plain = [UInt8](repeating: 0, count: length - SecretStream.overhead)
-        let opened: (count: Int, isFinal: Bool)
-        var outcome: Result<(count: Int, isFinal: Bool), EngineError> = .failure(
-            EngineError(.internalComponent, "nothing was opened"))
-        sealed.withUnsafeBytes { sealed in
-            plain.withUnsafeMutableBytes { out in
-                outcome = Result { () throws(EngineError) in
-                    try opener.open(sealed, associatedData: headerBytes, into: out)
-                }
-            }
-        }
-        do throws(EngineError) {
-            opened = try outcome.get()
-        } catch {
-            throw EngineError(
-                .decode, "archive damaged or reordered at item \(read + 1): it fails authentication")
-        }
-        defer { plain.wipe() }
-        if opened.isFinal {
-            guard Array(plain.prefix(3)) == BackupArchive.endMarker, read == header.itemCount else {
-                throw EngineError(
-                    .decode,
-                    "archive truncated: it ends after \(read) items, but its header announces \(header.itemCount)")
-            }
-            // The final message ends the archive: anything after it (another archive appended, stray bytes) is not
-            // authenticated by it, so it is refused rather than ignored.
-            let trailing = try Self.trailingByteCount(of: input)
-            guard trailing == 0 else {
-                throw EngineError(.decode, "archive damaged: \(trailing) bytes follow after its final message")
-            }
-            isComplete = true
-            return nil
-        }
-        read += 1
-        return try BackupArchive.decode(plain, range: 0..<opened.count)
-    }
-
-    /// How many bytes are left in `input` (read to its end, counted, dropped).
-    private static func trailingByteCount(of input: FileHandle) throws(EngineError) -> Int {
-        var count = 0
-        while true {
-            let chunk: Data
-            do {
-                chunk = try input.read(upToCount: 1 << 16) ?? Data()
-            } catch {
-                throw EngineError(.ioError, "the backup could not be read: \(error.localizedDescription)")
-            }
-            guard !chunk.isEmpty else { return count }
-            count += chunk.count
-        }
-    }
-
-    private static func read(_ count: Int, from input: FileHandle, what: String) throws(EngineError) -> [UInt8] {
-        let data: Data
-        do {
-            data = try input.read(upToCount: count) ?? Data()
-        } catch {
-            throw EngineError(.ioError, "the backup could not be read: \(error.localizedDescription)")
-        }
-        guard data.count == count else {
-            throw EngineError(.decode, "archive truncated: it ends inside \(what)")
-        }
-        return Array(data)
+    /// Hands the pending bytes to the sink: in writes of about 64 KiB, not one per item.
+    private func flush() throws(EngineError) {
+        guard !pending.isEmpty else { return }
+        try output(pending)
+        pending.removeAll(keepingCapacity: true)
     }
 }

@@ -33,6 +33,9 @@ struct BackupListing {
     let backend: any KeychainBackend
     let caller: Caller
 
+    /// The backend when it counts and hands over items from their rows itself (the embedded engine).
+    var engineSource: (any KeychainBackupCensus)? { backend as? any KeychainBackupCensus }
+
     /// Hands every item the caller may read to `body`, page by page, with `returning` (attributes always). Items
     /// with access control that would need the user are left out, as a backup must not prompt.
     func forEach(
@@ -65,8 +68,10 @@ struct BackupListing {
         }
     }
 
-    /// How many items go where.
+    /// How many items go where: from the rows' clear columns when the backend can tell (the engine, which then
+    /// opens no item twice), else by listing every item's attributes.
     func census() throws(EngineError) -> BackupSummary {
+        if let summary = try engineCensus() { return summary }
         var summary = BackupSummary(itemCount: 0, thisDeviceOnly: 0, boundToThisKeychain: 0)
         try forEach(returning: .attributes) { (item) throws(EngineError) in
             switch Placement(item.attributes) {
@@ -76,5 +81,14 @@ struct BackupListing {
             }
         }
         return summary
+    }
+
+    /// The census the engine tells from its rows' clear columns, or `nil` when the backend is not the engine or the
+    /// caller's groups are wildcards (then only a listing counts, and only a listing hands the items over).
+    func engineCensus() throws(EngineError) -> BackupSummary? {
+        guard let counting = engineSource, let census = try counting.backupCensus(for: caller) else { return nil }
+        return BackupSummary(
+            itemCount: census.migratable, thisDeviceOnly: census.thisDeviceOnly,
+            boundToThisKeychain: census.boundToThisKeychain)
     }
 }

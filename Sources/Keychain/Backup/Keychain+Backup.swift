@@ -46,7 +46,8 @@ public struct RestoreSummary: Sendable, Equatable {
 extension Keychain {
     /// Writes every migratable item the caller may read to the file at `url` as one encrypted archive under
     /// `passphrase` (Argon2id at `cost`, then libsodium's secretstream), mode 0600; the file appears only once whole
-    /// (a failure leaves no file). `progress` hears (done, total) after each item.
+    /// (a failure leaves no file). `progress` hears (done, total) as items are sealed (after each page of a few hundred at
+    /// most).
     @discardableResult
     public func backup(
         to url: URL, passphrase: Passcode, cost: PasscodeCost = .standard, progress: ((Int, Int) -> Void)? = nil
@@ -92,6 +93,26 @@ extension Keychain {
             // Two passes over the items in pages, so that memory stays flat in the item count: the first counts
             // (the header announces the count, attributes only), the second seals each item as it comes.
             let listing = BackupListing(backend: try connection.backend(), caller: caller)
+            if let summary = try listing.engineCensus() {
+                // The engine hands each item over as its row holds it (attributes in their coded form), in pages:
+                // no Item is built, no attribute decoded and encoded again. Progress is told after each page,
+                // outside the engine's lock.
+                let total = summary.itemCount
+                let writer = try BackupWriter(to: sink, itemCount: total, passphrase: passphrase, cost: cost)
+                var cursor: Int64?
+                repeat {
+                    cursor = try listing.engineSource?.backupPage(
+                        for: caller, after: cursor, limit: BackupListing.pageSize
+                    ) { (itemClass, attributes, data) throws(EngineError) in
+                        guard writer.written < total else { throw Self.changedDuringBackup(counted: total) }
+                        try writer.append(itemClass: itemClass, codedAttributes: attributes, data: data)
+                    }
+                    progress?(writer.written, total)
+                } while cursor != nil
+                guard writer.written == total else { throw Self.changedDuringBackup(counted: total) }
+                try writer.finish()
+                return summary
+            }
             let summary = try listing.census()
             let total = summary.itemCount
             let writer = try BackupWriter(to: sink, itemCount: total, passphrase: passphrase, cost: cost)
@@ -113,8 +134,9 @@ extension Keychain {
     private static func changedDuringBackup(counted: Int) -> EngineError {
         EngineError(
             .internalComponent,
-            "the keychain changed while it was being backed up (\(counted) items were counted first): nothing "
-                + "complete was written; run the backup again")
+            "the keychain changed while it was being backed up (\(counted) items were counted first), or an item "
+                + "fails authentication (`security verify-keychain` lists it): nothing complete was written; run "
+                + "the backup again")
     }
 
     /// Checks every message of an archive (the passphrase, each item's authentication, the order, the end) without

@@ -7,4 +7,12 @@ extension Array where Element == UInt8 {
     package func wipe() {
         withUnsafeBufferPointer { ck_zero(UnsafeMutableRawPointer(mutating: $0.baseAddress), $0.count) }
     }
+
+    /// Zeroes the first `count` bytes (every byte when there are fewer) as ``wipe()`` does: for a buffer reused for
+    /// plaintexts of different lengths.
+    package func wipe(first count: Int) {
+        withUnsafeBufferPointer {
+            ck_zero(UnsafeMutableRawPointer(mutating: $0.baseAddress), Swift.min(Swift.max(0, count), $0.count))
+        }
+    }
 }

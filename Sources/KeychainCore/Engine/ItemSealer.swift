@@ -10,6 +10,8 @@ final class ItemSealer {
     /// Reused between rows: the associated data being checked, and the plaintext (zeroed after every row).
     private var associatedData: [UInt8] = []
     private var plaintext: [UInt8] = []
+    /// The secret's plaintext beside the metadata's, for ``openPlaintexts(_:keybag:_:)`` (zeroed after every row).
+    private var secretPlaintext: [UInt8] = []
     /// Rows with a sequence at or below this may still carry an older row binding (``RowBinding``); 0 once every
     /// row has been sealed again under the current one.
     var legacyCeiling: Int64
@@ -120,6 +122,50 @@ final class ItemSealer {
                 "the stored item \(item.persistentReference) failed authentication: it was altered or moved (\(error.message))"
             )
         }
+    }
+
+    /// Opens a row's metadata and secret for a reader that wants their bytes alone, not an item (the backup's scan
+    /// floor, ``Engine/scanPlaintexts(_:)``): `body` sees the encoded attributes and the secret in place, both
+    /// zeroed once it returns. The same checks as ``open(_:keybag:attributes:data:)``: the latest version, the
+    /// wrapped key, both seals under the row's binding. A tombstone or a row with access control is not one it opens.
+    func openPlaintexts<Result>(
+        _ row: StoredRow, keybag: Keybag,
+        _ body: (_ attributes: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer) throws(EngineError) -> Result
+    ) throws(EngineError) -> Result {
+        guard row.latestChange == row.sequence, !row.isTombstone, row.accessFlags == 0, let secret = row.secret else {
+            throw .decode("the stored item \(row.persistentReference) does not open without its item")
+        }
+        let bindings = self.bindings(of: row)
+        let classKey = try keybag.key(for: row.protectionClass)
+        defer {
+            scratch.storage.zero()
+            Sodium.wipe(&plaintext)
+            Sodium.wipe(&secretPlaintext)
+        }
+        let ranges: (attributes: Range<Int>, data: Range<Int>)
+        do throws(EngineError) {
+            row.keyAssociatedData(into: &associatedData)
+            try AEAD.open(key: row.wrappedKey, under: classKey, associatedData: associatedData, into: scratch)
+            try openSealed(row.metadata, UInt8(ascii: "m"), of: row, bindings: bindings)
+            associatedData[0] = UInt8(ascii: "s")  // the secret's associated data differs only in its tag
+            try AEAD.open(secret, key: scratch, associatedData: associatedData, into: &secretPlaintext)
+            ranges = (try Padding.payload(of: plaintext), try Padding.payload(of: secretPlaintext))
+        } catch {
+            throw .decode(
+                "the stored item \(row.persistentReference) failed authentication: it was altered or moved (\(error.message))"
+            )
+        }
+        var outcome: Swift.Result<Result, EngineError> = .failure(.internalError("nothing was opened"))
+        plaintext.withUnsafeBytes { attributes in
+            secretPlaintext.withUnsafeBytes { data in
+                outcome = Swift.Result { () throws(EngineError) -> Result in
+                    try body(
+                        UnsafeRawBufferPointer(rebasing: attributes[ranges.attributes]),
+                        UnsafeRawBufferPointer(rebasing: data[ranges.data]))
+                }
+            }
+        }
+        return try outcome.get()
     }
 
     /// A row sealed under an older binding, sealed again under the current one with the same item key (its
