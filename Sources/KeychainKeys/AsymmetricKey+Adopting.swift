@@ -13,7 +13,8 @@ extension AsymmetricKey {
             var name = [CChar](repeating: 0, count: 64)
             var length = 0
             let found = EVP_PKEY_get_utf8_string_param(handle, OSSL_PKEY_PARAM_GROUP_NAME, &name, name.count, &length)
-            let group = found == 1 ? String(cString: name) : ""
+            let group =
+                found == 1 ? String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
             let curves: [String: Curve] = [
                 "prime256v1": .p256, "P-256": .p256, "secp384r1": .p384, "P-384": .p384, "secp521r1": .p521,
                 "P-521": .p521,

@@ -250,7 +250,7 @@ struct KeyItemTests {
         }
         let stranger = Caller(applicationIdentifier: "OTHER.com.example.b", accessGroups: ["OTHER.com.example.b"])
         keychain.run(as: stranger) { #expect(copy(query).status == errSecItemNotFound) }
-        try keychain.engine.lock()
+        keychain.engine.lock()
         keychain.run { #expect(copy(query).status == errSecInteractionNotAllowed) }
     }
 }
