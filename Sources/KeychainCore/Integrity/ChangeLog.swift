@@ -220,8 +220,7 @@ final class ChangeLog: WriteTransactionObserver {
         guard let last = pendingSequence, last / Self.compactionInterval != pendingStart / Self.compactionInterval
         else { return }
         var counter = try IntegrityCounter.load(from: database, key: key)
-        counter.sequence = last
-        try compact(&counter, keepingLast: Self.compactionWindow)
+        try compact(&counter, through: last, keepingLast: Self.compactionWindow)
         try counter.save(to: database, key: key)
     }
 
@@ -244,42 +243,47 @@ final class ChangeLog: WriteTransactionObserver {
     /// record of the same item supersedes, and removals of items that left no row (a synchronizable item's
     /// tombstone keeps its removal record, as its row's latest version). Every item keeps its latest record, so a row put back after
     /// its record was compacted is still refused. Counted in the counter, which also moves its horizon.
-    func compact(_ counter: inout IntegrityCounter, keepingLast window: Int64) throws(EngineError) {
+    func compact(
+        _ counter: inout IntegrityCounter, through sequence: Int64, keepingLast window: Int64
+    ) throws(EngineError) {
+        // What this keeps true each time it runs: every record at or below the counter's horizon that a record up to
+        // the counter's sequence supersedes is gone (nothing else moves the counter's sequence, so it is where the
+        // last run looked up to). So an older record can have become deletable only through a record numbered
+        // after that sequence, or, above the old horizon, by being reached now; only these are examined, not every
+        // record above the horizon (the window's ten thousand) again, with a lookup each, every thousand changes.
+        let examined = counter.sequence
+        counter.sequence = sequence
         // The newest record always stays: the open-time check reads the counter's own record.
-        let horizon = counter.sequence - max(window, 1)
-        guard horizon > counter.horizon else { return }
-        // What the last compaction (up to `counter.horizon`) kept below its horizon was each item's latest record, or
-        // a removal whose item still had a row. Such a record becomes deletable only when a later record of its item
-        // comes (numbered above the old horizon) or, for a removal, when its row goes; so only these are examined,
-        // not every record below the horizon again (a correlated lookup per record: at 100,000 items, a tenth of a
-        // second every thousand changes).
+        let horizon = sequence - max(window, 1)
         let superseded =
             "EXISTS (SELECT 1 FROM changes AS later WHERE later.uuid = changes.uuid AND later.seq > changes.seq)"
         let removal = "kind = \(ChangeKind.removed.rawValue)"
         let rowless = "NOT EXISTS (SELECT 1 FROM items WHERE items.uuid = changes.uuid)"
-        let bounds: [SQLValue] = [.integer(horizon), .integer(counter.horizon)]
-        // The older records of items changed since (first: a later record that supersedes them may itself go
-        // next), the records the last compaction did not reach, and older removals whose row has gone.
-        let deleted =
-            try database.run(
-                """
-                DELETE FROM changes WHERE seq <= ?2 AND uuid IN (SELECT uuid FROM changes WHERE seq > ?2)
-                    AND \(superseded)
-                """, bounds)
-            + database.run(
-                "DELETE FROM changes WHERE seq <= ?1 AND seq > ?2 AND (\(superseded) OR (\(removal) AND \(rowless)))",
-                bounds)
-            + database.run("DELETE FROM changes WHERE seq <= ?2 AND \(removal) AND \(rowless)", bounds)
+        // The older records of items changed since the last run (first: a later record that supersedes them may
+        // itself go next). Run even when the horizon stays, so that what is above holds for the new sequence.
+        var deleted = try database.run(
+            """
+            DELETE FROM changes WHERE seq <= ?1 AND uuid IN (SELECT uuid FROM changes WHERE seq > ?2)
+                AND \(superseded)
+            """, [.integer(counter.horizon), .integer(examined)])
+        if horizon > counter.horizon {
+            let bounds: [SQLValue] = [.integer(horizon), .integer(counter.horizon)]
+            // The records the last run did not reach, and older removals whose row has gone.
+            deleted +=
+                try database.run(
+                    "DELETE FROM changes WHERE seq <= ?1 AND seq > ?2 AND (\(superseded) OR (\(removal) AND \(rowless)))",
+                    bounds)
+                + database.run("DELETE FROM changes WHERE seq <= ?2 AND \(removal) AND \(rowless)", bounds)
+            counter.horizon = horizon
+        }
         counter.compacted += Int64(deleted)
-        counter.horizon = horizon
     }
 
     /// Compacts now, keeping the last `window` changes whole (for tests and tools).
     func compactNow(keepingLast window: Int64) throws(EngineError) {
         try database.writeTransaction { () throws(EngineError) in
             var counter = try IntegrityCounter.load(from: database, key: key)
-            counter.sequence = try newestSequence()
-            try compact(&counter, keepingLast: window)
+            try compact(&counter, through: try newestSequence(), keepingLast: window)
             try counter.save(to: database, key: key)
         }
     }
