@@ -38,9 +38,7 @@ extension Engine: KeychainBackupCensus {
         return try state.withLock { (state) throws(EngineError) -> BackupCensus in
             try state.checkServable()
             var filter = CandidateFilter()
-            var hashes: [Data] = []
-            for group in groups { hashes.append(try state.keybag.blindIndex.group(group)) }
-            filter.groupHashes = hashes
+            filter.groupHashes = try state.keybag.blindIndex.groups(groups)
             var census = BackupCensus()
             try state.database.readTransaction { () throws(EngineError) in
                 try state.store.candidates(filter) { (row) throws(EngineError) -> Bool in
@@ -87,9 +85,7 @@ extension Engine: KeychainBackupCensus {
         return try state.withLock { (state) throws(EngineError) -> Int64? in
             try state.checkServable()
             var filter = CandidateFilter()
-            var hashes: [Data] = []
-            for group in groups { hashes.append(try state.keybag.blindIndex.group(group)) }
-            filter.groupHashes = hashes
+            filter.groupHashes = try state.keybag.blindIndex.groups(groups)
             filter.afterRowID = cursor
             var handed = 0
             var last: Int64?
@@ -101,27 +97,19 @@ extension Engine: KeychainBackupCensus {
                         return false
                     }
                     last = row.rowID
-                    guard !row.protectionClass.isThisDeviceOnly, row.accessFlags == 0 else { return true }
-                    // The body's own failure ends the backup; a row that fails authentication is only left out.
-                    var failure: EngineError?
-                    do throws(EngineError) {
-                        try state.sealer.openPlaintexts(row, keybag: state.keybag) {
-                            (attributes, data) throws(EngineError) in
-                            if row.itemClass == .key {
-                                let opened = try AttributeCoder.decode(Data(attributes))
-                                guard ItemValidator.isExtractable(opened) else { return }
-                            }
-                            do throws(EngineError) {
-                                try body(row.itemClass, attributes, data)
-                                handed += 1
-                            } catch {
-                                failure = error
-                            }
+                    guard !row.protectionClass.isThisDeviceOnly else { return true }
+                    // The body's own failure ends the backup; a row that does not open is only left out.
+                    _ = try state.sealer.openPlaintexts(row, keybag: state.keybag) {
+                        (attributes, data) throws(EngineError) in
+                        if row.itemClass == .key {
+                            // Attributes that do not decode leave the key out, as the census leaves it out.
+                            guard let opened = try? AttributeCoder.decode(Data(attributes)),
+                                ItemValidator.isExtractable(opened)
+                            else { return }
                         }
-                    } catch  where error.code == .decode {
-                        return true
+                        try body(row.itemClass, attributes, data)
+                        handed += 1
                     }
-                    if let failure { throw failure }
                     return true
                 }
             }

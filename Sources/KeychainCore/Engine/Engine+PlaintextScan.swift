@@ -15,31 +15,15 @@ extension Engine {
         try state.withLock { (state) throws(EngineError) -> Int in
             try state.checkServable()
             var filter = CandidateFilter()
-            if let groups = caller.exactGroups {
-                var hashes: [Data] = []
-                for group in groups { hashes.append(try state.keybag.blindIndex.group(group)) }
-                filter.groupHashes = hashes
-            }
+            if let groups = caller.exactGroups { filter.groupHashes = try state.keybag.blindIndex.groups(groups) }
             var count = 0
             try state.database.readTransaction { () throws(EngineError) in
                 try state.store.candidates(filter) { (row) throws(EngineError) -> Bool in
-                    guard row.accessFlags == 0 else { return true }
-                    // The body's own failure ends the scan; a row that fails authentication is only skipped.
-                    var failure: EngineError?
-                    do throws(EngineError) {
-                        try state.sealer.openPlaintexts(row, keybag: state.keybag) {
-                            (attributes, data) throws(EngineError) in
-                            do throws(EngineError) {
-                                try body(row.itemClass, attributes, data)
-                            } catch {
-                                failure = error
-                            }
-                        }
-                    } catch  where error.code == .decode {
-                        return true
+                    // The body's own failure ends the scan; a row that does not open is only skipped.
+                    let opened: Void? = try state.sealer.openPlaintexts(row, keybag: state.keybag) {
+                        (attributes, data) throws(EngineError) in try body(row.itemClass, attributes, data)
                     }
-                    if let failure { throw failure }
-                    count += 1
+                    if opened != nil { count += 1 }
                     return true
                 }
             }

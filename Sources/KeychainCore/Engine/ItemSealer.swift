@@ -127,13 +127,15 @@ final class ItemSealer {
     /// Opens a row's metadata and secret for a reader that wants their bytes alone, not an item (the backup's scan
     /// floor, ``Engine/scanPlaintexts(_:)``): `body` sees the encoded attributes and the secret in place, both
     /// zeroed once it returns. The same checks as ``open(_:keybag:attributes:data:)``: the latest version, the
-    /// wrapped key, both seals under the row's binding. A tombstone or a row with access control is not one it opens.
+    /// wrapped key, both seals under the row's binding. `nil`, with `body` not called, for a row it does not open:
+    /// a tombstone, a row with access control, one that is not its item's latest version or fails authentication.
+    /// Only `body`'s own errors and an unavailable class key are thrown.
     func openPlaintexts<Result>(
         _ row: StoredRow, keybag: Keybag,
         _ body: (_ attributes: UnsafeRawBufferPointer, _ data: UnsafeRawBufferPointer) throws(EngineError) -> Result
-    ) throws(EngineError) -> Result {
+    ) throws(EngineError) -> Result? {
         guard row.latestChange == row.sequence, !row.isTombstone, row.accessFlags == 0, let secret = row.secret else {
-            throw .decode("the stored item \(row.persistentReference) does not open without its item")
+            return nil
         }
         let bindings = self.bindings(of: row)
         let classKey = try keybag.key(for: row.protectionClass)
@@ -151,9 +153,7 @@ final class ItemSealer {
             try AEAD.open(secret, key: scratch, associatedData: associatedData, into: &secretPlaintext)
             ranges = (try Padding.payload(of: plaintext), try Padding.payload(of: secretPlaintext))
         } catch {
-            throw .decode(
-                "the stored item \(row.persistentReference) failed authentication: it was altered or moved (\(error.message))"
-            )
+            return nil  // altered or moved: verification names it
         }
         var outcome: Swift.Result<Result, EngineError> = .failure(.internalError("nothing was opened"))
         plaintext.withUnsafeBytes { attributes in

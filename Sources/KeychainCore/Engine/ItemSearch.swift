@@ -236,11 +236,7 @@ struct ItemSearch {
             filter.primaryKeyHashes = hashes
             return filter
         }
-        if let groups {
-            var hashes: [Data] = []
-            for group in groups { hashes.append(try index.group(group)) }
-            filter.groupHashes = hashes
-        }
+        if let groups { filter.groupHashes = try index.groups(groups) }
         if !query.caseInsensitive {
             // In BlindIndex.indexedAttributes order: the cached SQL of a filter's shape relies on it.
             for attribute in BlindIndex.indexedAttributes {

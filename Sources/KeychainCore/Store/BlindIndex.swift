@@ -45,6 +45,14 @@ final class BlindIndex {
         return try KeyedHash.hash(input, key: key, outputByteCount: Self.attributeHashByteCount)
     }
 
+    /// The hashes of access groups, in their order (a candidate filter's `groupHashes`).
+    func groups(_ groups: [String]) throws(EngineError) -> [Data] {
+        var hashes: [Data] = []
+        hashes.reserveCapacity(groups.count)
+        for group in groups { hashes.append(try self.group(group)) }
+        return hashes
+    }
+
     /// The hash of an access group (cached: a caller asks for the same few groups on every query).
     func group(_ group: String) throws(EngineError) -> Data {
         if let hash = groupHashes[group] { return hash }
