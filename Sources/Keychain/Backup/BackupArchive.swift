@@ -131,9 +131,22 @@ enum BackupArchive {
 
     /// An item's plaintext message.
     static func encode(_ entry: Entry) -> [UInt8] {
-        var bytes = Array(entry.itemClass.rawValue.utf8)
-        bytes.appendLengthPrefixed(AttributeCoder.encode(entry.attributes))
-        bytes.appendLengthPrefixed(entry.data)
+        let attributes = AttributeCoder.encode(entry.attributes)
+        return attributes.withUnsafeBytes { attributes in
+            entry.data.withUnsafeBytes { data in message(entry.itemClass, codedAttributes: attributes, data: data) }
+        }
+    }
+
+    /// An item's plaintext message from its attributes in ``AttributeCoder``'s form: its class, then its attributes
+    /// and its secret, each length-prefixed. Sized once, so that no outgrown copy of the secret is left unwiped.
+    static func message(
+        _ itemClass: ItemClass, codedAttributes: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
+    ) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4 + 4 + codedAttributes.count + 4 + data.count)
+        bytes.append(contentsOf: itemClass.rawValue.utf8)
+        bytes.appendLengthPrefixed(codedAttributes)
+        bytes.appendLengthPrefixed(data)
         return bytes
     }
 
@@ -190,14 +203,23 @@ final class BackupWriter {
 
     /// Seals and writes one item.
     func append(_ entry: BackupArchive.Entry) throws(EngineError) {
-        guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
-        // The plaintext holds the item's secret: wiped once sealed.
-        let message = BackupArchive.encode(entry)
-        defer { message.wipe() }
-        try append(message: message, describing: entry.itemClass)
+        try append(message: BackupArchive.encode(entry), describing: entry.itemClass)
     }
 
+    /// Seals and writes one item given as the engine holds it: attributes in ``AttributeCoder``'s form, which is
+    /// what ``BackupArchive/encode(_:)`` writes and ``BackupArchive/decode(_:range:)`` reads.
+    func append(
+        itemClass: ItemClass, codedAttributes: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
+    ) throws(EngineError) {
+        try append(
+            message: BackupArchive.message(itemClass, codedAttributes: codedAttributes, data: data),
+            describing: itemClass)
+    }
+
+    /// Seals and writes one item's plaintext message, then wipes it (it holds the item's secret).
     private func append(message: [UInt8], describing itemClass: ItemClass) throws(EngineError) {
+        defer { message.wipe() }
+        guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
         // A reader refuses a message past its maximum, so one is refused here, at backup time, not at restore time.
         guard message.count + SecretStream.overhead <= BackupArchive.maximumMessageByteCount else {
             throw EngineError(
@@ -207,22 +229,6 @@ final class BackupWriter {
         }
         try seal(message, isFinal: false)
         written += 1
-    }
-
-    /// Seals and writes one item given as the engine holds it: attributes in ``AttributeCoder``'s form, which is
-    /// what ``BackupArchive/encode(_:)`` writes and ``BackupArchive/decode(_:range:)`` reads.
-    func append(
-        itemClass: ItemClass, codedAttributes: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
-    ) throws(EngineError) {
-        guard written < expected else { throw EngineError(.param, "the archive was started for \(expected) items") }
-        // Sized once, so that no outgrown copy of the plaintext is left unwiped; wiped once sealed.
-        var message: [UInt8] = []
-        message.reserveCapacity(4 + 4 + codedAttributes.count + 4 + data.count)
-        message.append(contentsOf: itemClass.rawValue.utf8)
-        message.appendLengthPrefixed(codedAttributes)
-        message.appendLengthPrefixed(data)
-        defer { message.wipe() }
-        try append(message: message, describing: itemClass)
     }
 
     /// Writes the final message; the archive is complete.
