@@ -40,13 +40,7 @@ final class ItemStore {
     /// Inserts a new row sealed with the log's next sequence; a duplicate primary key throws
     /// ``EngineError/Code/duplicateItem``.
     func insert(_ item: StoredItem) throws(EngineError) {
-        try database.run(
-            """
-            INSERT INTO items (uuid, class, pdmn, sync, agrp, pk, svce, acct, srvr, mdat, wrapped_key, metadata,
-                secret, tomb, seq, acl)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [.blob(PersistentReference.bytes(of: item.uuid))] + Self.values(of: item))
+        try database.run(Self.insertion, [.blob(PersistentReference.bytes(of: item.uuid))] + Self.values(of: item))
         if !item.termHashes.isEmpty { try writeTerms(item.termHashes, of: database.lastInsertedRowID) }
         try changeLog.record(Self.change(.added, item))
     }
@@ -58,22 +52,20 @@ final class ItemStore {
         // names only the indexed columns whose value changes (an update of a secret: none), and its lookup terms
         // are written again only when they change, so it writes a few pages instead of one per index.
         let values = Self.values(of: item)
-        let changed = try database.first(
-            "SELECT class, agrp, pk, svce, acct, srvr, tomb FROM items WHERE rowid = ?",
-            [.integer(rowID)]
-        ) { row in
-            Self.indexedColumns.enumerated().filter { column in
-                !row.holds(values[column.element.position], at: Int32(column.offset))
-            }.map(\.element)
+        let unchanged = try database.first(Self.indexedSelection, [.integer(rowID)]) { row in
+            Self.indexedPositions.enumerated().compactMap { column, position in
+                row.holds(values[position], at: Int32(column)) ? position : nil
+            }
         }
-        guard let changed else { throw .internalError("the row to replace is gone") }
-        var assignments = "pdmn = ?, sync = ?, mdat = ?, wrapped_key = ?, metadata = ?, secret = ?, seq = ?, acl = ?"
-        var bindings = Self.alwaysWrittenPositions.map { values[$0] }
-        for column in changed {
-            assignments += ", \(column.name) = ?"
-            bindings.append(values[column.position])
+        guard let unchanged else { throw .internalError("the row to replace is gone") }
+        var assignments: [String] = []
+        var bindings: [SQLValue] = []
+        for (position, column) in Self.valueColumns.enumerated() where !unchanged.contains(position) {
+            assignments.append("\(column) = ?")
+            bindings.append(values[position])
         }
-        try database.run("UPDATE items SET \(assignments) WHERE rowid = ?", bindings + [.integer(rowID)])
+        try database.run(
+            "UPDATE items SET \(assignments.listed(separator: ", ")) WHERE rowid = ?", bindings + [.integer(rowID)])
         if item.itemClass == .key { KeyOperations.forgetPreparedKeys() }
         if try storedTerms(of: rowID) != Set(item.termHashes) {
             try database.run("DELETE FROM item_terms WHERE item = ?", [.integer(rowID)])
@@ -82,13 +74,20 @@ final class ItemStore {
         try changeLog.record(Self.change(kind, item))
     }
 
-    /// The columns of `items` an index covers (or a partial index's condition reads), with their place in
-    /// ``values(of:)``, in the order `replace` selects them.
-    private static let indexedColumns: [(name: String, position: Int)] = [
-        ("class", 0), ("agrp", 3), ("pk", 4), ("svce", 5), ("acct", 6), ("srvr", 7), ("tomb", 12),
+    /// The columns ``values(of:)`` gives, in its order.
+    private static let valueColumns = [
+        "class", "pdmn", "sync", "agrp", "pk", "svce", "acct", "srvr", "mdat", "wrapped_key", "metadata", "secret",
+        "tomb", "seq", "acl",
     ]
-    /// The places in ``values(of:)`` of the columns every new version writes, in the order `replace` names them.
-    private static let alwaysWrittenPositions = [1, 2, 8, 9, 10, 11, 13, 14]
+    /// The places in ``valueColumns`` of the columns an index covers or a partial index's condition reads.
+    private static let indexedPositions = [0, 3, 4, 5, 6, 7, 12]
+    /// A new row.
+    private static let insertion =
+        "INSERT INTO items (uuid, \(valueColumns.listed(separator: ", ")))"
+        + " VALUES (?, \(Array(repeating: "?", count: valueColumns.count).listed(separator: ", ")))"
+    /// A row's indexed columns, in ``indexedPositions`` order.
+    private static let indexedSelection =
+        "SELECT \(indexedPositions.map { valueColumns[$0] }.listed(separator: ", ")) FROM items WHERE rowid = ?"
 
     /// The lookup terms stored for a row.
     private func storedTerms(of rowID: Int64) throws(EngineError) -> Set<Data> {
@@ -233,18 +232,21 @@ private struct CandidateStatements {
         for (attribute, _) in filter.indexHashes { conditions.append("\(attribute.rawValue) = ?") }
         for _ in filter.termHashes { conditions.append("rowid IN (SELECT item FROM item_terms WHERE term = ?)") }
         if filter.afterRowID != nil { conditions.append("rowid > ?") }
-        return "SELECT \(StoredRow.columns) FROM items WHERE \(listed(conditions, separator: " AND ")) ORDER BY rowid"
+        return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.listed(separator: " AND ")) ORDER BY rowid"
     }
 
     /// `count` SQL placeholders, separated by commas.
     private static func placeholders(_ count: Int) -> String {
-        listed(Array(repeating: "?", count: count), separator: ", ")
+        Array(repeating: "?", count: count).listed(separator: ", ")
     }
+}
 
-    /// `parts` separated by `separator` (what `joined(separator:)` does, without its runtime cost here).
-    private static func listed(_ parts: [String], separator: String) -> String {
+extension [String] {
+    /// The parts separated by `separator`: what `joined(separator:)` does, without the runtime's search of every
+    /// protocol conformance in the binary that its first use costs a short-lived process.
+    fileprivate func listed(separator: String) -> String {
         var text = ""
-        for (index, part) in parts.enumerated() {
+        for (index, part) in enumerated() {
             if index > 0 { text += separator }
             text += part
         }
