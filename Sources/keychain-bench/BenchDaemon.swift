@@ -59,6 +59,9 @@ final class BenchDaemon {
 
     deinit { stop() }
 
+    /// The daemon's process id (for a profiler to attach to).
+    var processID: pid_t { pid }
+
     /// A client of its own (its own connection, and so its own thread in the daemon).
     func client() -> DaemonClient {
         DaemonClient(socketPath: socketPath)

@@ -7,8 +7,9 @@ import KeychainKeys
 /// at the end, so a profile holds the phase and little else.
 enum ProfileLoop {
     /// The phases it can loop: finds (with data) on a keychain of 10,000 items, batch adds of 1,000 items in one
-    /// transaction each, or signatures (P-256) with a stored non-extractable key.
-    static let phases = ["find", "batch_add", "sign"]
+    /// transaction each, signatures (P-256) with a stored non-extractable key, or the same signatures asked of
+    /// keychaind (`daemon_sign`: its pid is printed, for `perf record -p`).
+    static let phases = ["find", "batch_add", "sign", "daemon_sign"]
 
     /// Runs `phase` for about `seconds` and prints how many operations per second it carried out.
     static func run(_ phase: String, seconds: Double = 5) throws {
@@ -41,6 +42,8 @@ enum ProfileLoop {
             }
         case "sign":
             operations = try signatures(until: deadline, in: directory)
+        case "daemon_sign":
+            operations = try daemonSignatures(until: deadline)
         default:
             throw BenchError("--profile takes one of \(phases.joined(separator: ", ")), not \(phase)")
         }
@@ -52,6 +55,20 @@ enum ProfileLoop {
     private static func signatures(until deadline: UInt64, in directory: URL) throws -> Int {
         KeyUsePerformer.install()
         let engine = try Engine(storage: .directory(directory.appendingPathComponent("keys")))
+        return try signatures(on: engine, until: deadline)
+    }
+
+    /// Signs with a stored P-256 key through a keychaind of its own until `deadline`; returns how many signatures
+    /// it asked for.
+    private static func daemonSignatures(until deadline: UInt64) throws -> Int {
+        guard let executable = BenchDaemon.executable else { throw BenchError("no keychaind built beside the bench") }
+        let daemon = try BenchDaemon(executable: executable)
+        print("keychaind pid \(daemon.processID)")
+        return try signatures(on: daemon.client(), until: deadline)
+    }
+
+    /// Signs with a P-256 key it generates in `backend` until `deadline`; returns how many signatures it made.
+    private static func signatures(on backend: some KeychainBackend, until deadline: UInt64) throws -> Int {
         let caller = Caller(applicationIdentifier: "TEAM.bench")
         let tag = Data("bench.profile.sign".utf8)
         let generation = KeyGeneration(
@@ -59,13 +76,13 @@ enum ProfileLoop {
             privateKey: NewItem(
                 itemClass: .key, attributes: [.applicationTag: .data(tag), .isExtractable: .bool(false)]),
             publicKey: nil)
-        _ = try engine.generateKey(generation, for: caller)
+        _ = try backend.generateKey(generation, for: caller)
         let query = ItemQuery(itemClass: .key, attributes: [.applicationTag: .data(tag)])
         let use = KeyUse(
             .sign, algorithm: "algid:sign:ECDSA:message-X962:SHA256", input: Data(repeating: 0x42, count: 64))
         var operations = 0
         while DispatchTime.now().uptimeNanoseconds < deadline {
-            for _ in 0..<100 { _ = try engine.useKey(query, use, for: caller) }
+            for _ in 0..<100 { _ = try backend.useKey(query, use, for: caller) }
             operations += 100
         }
         return operations

@@ -98,7 +98,7 @@ while let argument = arguments.popFirst() {
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--only-daemon-keys] [--profile find|batch_add|sign] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
+                    + "[--only-daemon] [--only-daemon-keys] [--profile find|batch_add|sign|daemon_sign] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
                     .utf8))
         exit(2)
     }

@@ -157,6 +157,23 @@ struct WireCodingTests {
         return writer.bytes
     }
 
+    @Test(
+        "Text that is not UTF-8 is refused, whatever its repair would look like",
+        arguments: [
+            [0xC3, 0x28], [0xED, 0xA0, 0x80], [0xC0, 0x80], [0x80], [0xE2, 0x82], [0xFF], [0xEF, 0xBF],
+            [0xF4, 0x90, 0x80, 0x80], [0x61, 0xF0, 0x9F, 0x98],
+        ] as [[UInt8]])
+    func textThatIsNotUTF8(_ bad: [UInt8]) {
+        var writer = WireWriter()
+        writer.uint32(UInt32(bad.count))
+        var reader = WireReader(writer.bytes + bad)
+        #expect(throws: EngineError.self) { try reader.string() }
+        var good = WireWriter()
+        good.string("é\u{FFFD}😀")
+        var goodReader = WireReader(good.bytes)
+        #expect((try? goodReader.string()) == "é\u{FFFD}😀")
+    }
+
     @Test("Repeated or unknown attributes, bad flags, text and kinds: refused by name")
     func refusals() throws {
         #expect(refusal(DaemonEnvelope.self, add([("acct", "a"), ("svce", "b")])) == nil)
