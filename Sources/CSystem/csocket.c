@@ -54,7 +54,10 @@ ssize_t ck_socket_send(int socket, const void *buffer, size_t length, int attach
     return sendmsg(socket, &message, MSG_NOSIGNAL);
 }
 
-ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *truncated, ck_sender *sender) {
+/// One recvmsg with `flags` into `buffer`, the sender's credentials and pidfd read from the control data (other
+/// descriptors closed: the protocol passes none, so they cannot pile up).
+static ssize_t receive_packet(
+    int socket, void *buffer, size_t capacity, int flags, int *truncated, ck_sender *sender) {
     sender->pid = -1;
     sender->uid = -1;
     sender->gid = -1;
@@ -74,7 +77,7 @@ ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *trunca
     message.msg_controllen = sizeof control.bytes;
     ssize_t count;
     do {
-        count = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+        count = recvmsg(socket, &message, flags | MSG_CMSG_CLOEXEC);
     } while (count < 0 && errno == EINTR);
     if (count < 0) return -1;
     if (message.msg_flags & MSG_TRUNC) *truncated = 1;
@@ -92,7 +95,6 @@ ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *trunca
             if (sender->pidfd >= 0) close(sender->pidfd);
             sender->pidfd = pidfd;
         } else if (header->cmsg_type == SCM_RIGHTS) {
-            // The protocol passes no descriptors: close any a client sent, so they cannot pile up.
             size_t n = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
             for (size_t i = 0; i < n; i++) {
                 int fd;
@@ -109,6 +111,26 @@ ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *trunca
         sender->gid = -1;
     }
     return count;
+}
+
+ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *truncated, ck_sender *sender) {
+    return receive_packet(socket, buffer, capacity, 0, truncated, sender);
+}
+
+ssize_t ck_socket_peek_sender(int socket, ck_sender *sender) {
+    char first;
+    int truncated;
+    ssize_t count = receive_packet(socket, &first, 1, MSG_PEEK, &truncated, sender);
+    if (count > 0 && (truncated & 2)) sender->pid = -1;
+    if (sender->pidfd >= 0) {
+        close(sender->pidfd);
+        sender->pidfd = -1;
+    }
+    return count;
+}
+
+int ck_socket_attach_pidfds(int socket, int on) {
+    return setsockopt(socket, SOL_SOCKET, SO_PASSPIDFD, &on, sizeof on);
 }
 
 int ck_socket_peer(int socket, int32_t *pid, int64_t *uid, int64_t *gid) {

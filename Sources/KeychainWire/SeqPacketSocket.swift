@@ -16,7 +16,10 @@ package struct MessageSender: Sendable, Equatable {
     /// only the sender's real, effective or saved group; a sender that attaches none gets its real group).
     package var gid: UInt32
     /// A pidfd of the sending process, when the kernel attached one: it keeps referring to that very process, so
-    /// checks made through `/proc/PID` can be confirmed not to have raced with the pid's reuse.
+    /// checks made through `/proc/PID` can be confirmed not to have raced with the pid's reuse. The kernel attached
+    /// it to this packet, or to an earlier one of the same connection from the same pid whose process had not
+    /// exited when this packet was looked at (``SeqPacketSocket/receive()``): that process then held the pid
+    /// throughout, so it is the one that sent this packet.
     package var process: ProcessHandle?
 
     package init(pid: Int32, uid: UInt32, gid: UInt32, process: ProcessHandle? = nil) {
@@ -81,6 +84,12 @@ package final class SeqPacketSocket: @unchecked Sendable {
     /// Where packets are received, kept between messages (a new one of 32 KiB, zeroed, for every message cost
     /// more than a small request itself); wiped after each packet.
     private var receiveBuffer: [UInt8] = []
+    /// The pid and pidfd the kernel last attached to a packet on this connection: kept, so that the next packets
+    /// from the same running process need no pidfd of their own (one made and closed for every message cost
+    /// keychaind several microseconds of each request).
+    private var lastSender: (pid: Int32, process: ProcessHandle)?
+    /// Whether the kernel is asked to attach a pidfd to each packet (`nil`: as the socket was made).
+    private var attachesPidfds: Bool?
 
     /// Wraps a connected descriptor (owned from now on).
     package init(descriptor: Int32) {
@@ -209,11 +218,27 @@ package final class SeqPacketSocket: @unchecked Sendable {
         }
         while true {
             var truncated: Int32 = 0
-            var attached = ck_sender()
-            let count = buffer.withUnsafeMutableBytes { bytes in
-                ck_socket_receive(descriptor, bytes.baseAddress, bytes.count, &truncated, &attached)
+            // As the receipt fills it, for the ways out where none happens (a zero descriptor would be closed).
+            var attached = ck_sender(pid: -1, uid: -1, gid: -1, pidfd: -1)
+            var count = 1
+            var known: ProcessHandle?
+            if let last = lastSender {
+                // A look at the packet's sender first: from the process whose pidfd is kept, and still running, it
+                // needs no pidfd of its own; from any other, the kernel is asked for one.
+                var peeked = ck_sender()
+                count = ck_socket_peek_sender(descriptor, &peeked)
+                if count > 0 {
+                    if peeked.pid == last.pid, last.process.isRunning == true { known = last.process }
+                    askForPidfds(known == nil)
+                }
             }
-            let handle = attached.pidfd >= 0 ? ProcessHandle(descriptor: attached.pidfd) : nil
+            if count > 0 {
+                count = buffer.withUnsafeMutableBytes { bytes in
+                    ck_socket_receive(descriptor, bytes.baseAddress, bytes.count, &truncated, &attached)
+                }
+            }
+            // Owned at once, so that every way out below closes it.
+            let attachedProcess = attached.pidfd >= 0 ? ProcessHandle(descriptor: attached.pidfd) : nil
             if count < 0 {
                 if errno == EAGAIN {
                     throw Self.timedOut(first ? "no message came" : "the rest of a message did not come")
@@ -233,6 +258,7 @@ package final class SeqPacketSocket: @unchecked Sendable {
                 throw EngineError(
                     .param, "a keychaind packet came with descriptors attached, which the protocol refuses")
             }
+            let handle = try sendingProcess(attached, attachedProcess, known: known)
             let packetSender =
                 attached.pid >= 0 && attached.uid >= 0
                 ? MessageSender(
@@ -261,6 +287,32 @@ package final class SeqPacketSocket: @unchecked Sendable {
                 throw EngineError(.param, "a keychaind packet has an unknown flag \(flag)")
             }
         }
+    }
+
+    /// The pidfd of a received packet's sender: the one the kernel attached (kept for the next packets), else
+    /// `known`, the kept one the look before the receipt found for this sender. Only this thread reads the socket,
+    /// so the packet received is the packet looked at; a different sender would mean otherwise, and is refused.
+    private func sendingProcess(
+        _ attached: ck_sender, _ attachedProcess: ProcessHandle?, known: ProcessHandle?
+    ) throws(EngineError) -> ProcessHandle? {
+        if let process = attachedProcess {
+            if attached.pid >= 0 {
+                lastSender = (attached.pid, process)
+                askForPidfds(false)
+            }
+            return process
+        }
+        guard let known else { return nil }
+        guard let last = lastSender, attached.pid == last.pid, known === last.process else {
+            throw EngineError(.param, "a keychaind packet's sender changed between a look at it and its receipt")
+        }
+        return known
+    }
+
+    /// Asks the kernel to attach (or no longer attach) a pidfd to each packet, unless it is asked so already.
+    private func askForPidfds(_ asks: Bool) {
+        guard attachesPidfds != asks else { return }
+        attachesPidfds = ck_socket_attach_pidfds(descriptor, asks ? 1 : 0) == 0 ? asks : nil
     }
 
     /// The connected peer's credentials when it connected (SO_PEERCRED).

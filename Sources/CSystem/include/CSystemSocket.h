@@ -37,6 +37,15 @@ ssize_t ck_socket_send(int socket, const void *buffer, size_t length, int attach
 /// descriptors; the credentials are then left out). Descriptors other than the pidfd are closed.
 ssize_t ck_socket_receive(int socket, void *buffer, size_t capacity, int *truncated, ck_sender *sender);
 
+/// Looks at the next packet without taking it (MSG_PEEK) and fills `sender` with its credentials (pid -1 when
+/// it carries none, or when descriptors attached to it crowded them out); any descriptor the look brought in is
+/// closed. Returns as recv does: > 0 when a packet is there, 0 when the peer closed, -1 with errno.
+ssize_t ck_socket_peek_sender(int socket, ck_sender *sender);
+
+/// Turns the kernel's attaching of the sender's pidfd to each received packet (SO_PASSPIDFD) on or off. Returns 0,
+/// or -1 with errno (a kernel without it).
+int ck_socket_attach_pidfds(int socket, int on);
+
 /// The connected peer's credentials at connect time (SO_PEERCRED). Returns 0 or -1 with errno.
 int ck_socket_peer(int socket, int32_t *pid, int64_t *uid, int64_t *gid);
 
