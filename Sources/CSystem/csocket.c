@@ -93,7 +93,10 @@ static ssize_t receive_packet(
             int pidfd;
             memcpy(&pidfd, CMSG_DATA(header), sizeof pidfd);
             if (sender->pidfd >= 0) close(sender->pidfd);
-            sender->pidfd = pidfd;
+            // Linux 6.5 to 6.15 put -ESRCH here when the sender was reaped before the receipt: said apart from
+            // "no pidfd", so that the receiver never opens one by pid (which may name another process by then).
+            // Another error (no descriptor free: -EMFILE) is no pidfd, as on a kernel that attaches none.
+            sender->pidfd = pidfd >= 0 ? pidfd : (pidfd == -ESRCH ? CK_SENDER_GONE : -1);
         } else if (header->cmsg_type == SCM_RIGHTS) {
             size_t n = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
             for (size_t i = 0; i < n; i++) {
@@ -121,7 +124,6 @@ ssize_t ck_socket_peek_sender(int socket, ck_sender *sender) {
     char first;
     int truncated;
     ssize_t count = receive_packet(socket, &first, 1, MSG_PEEK, &truncated, sender);
-    if (count > 0 && (truncated & 2)) sender->pid = -1;
     if (sender->pidfd >= 0) {
         close(sender->pidfd);
         sender->pidfd = -1;

@@ -19,7 +19,9 @@ package struct MessageSender: Sendable, Equatable {
     /// checks made through `/proc/PID` can be confirmed not to have raced with the pid's reuse. The kernel attached
     /// it to this packet, or to an earlier one of the same connection from the same pid whose process had not
     /// exited when this packet was looked at (``SeqPacketSocket/receive()``): that process then held the pid
-    /// throughout, so it is the one that sent this packet.
+    /// throughout, so it is the one that sent this packet. (That holds for the pid the kernel fills in; a sender
+    /// privileged over its pid namespace may claim another's pid, and must also send the app's group, which it
+    /// holds only as the app: such a sender is trusted already.)
     package var process: ProcessHandle?
 
     package init(pid: Int32, uid: UInt32, gid: UInt32, process: ProcessHandle? = nil) {
@@ -228,7 +230,7 @@ package final class SeqPacketSocket: @unchecked Sendable {
                 var peeked = ck_sender()
                 count = ck_socket_peek_sender(descriptor, &peeked)
                 if count > 0 {
-                    if peeked.pid == last.pid, last.process.isRunning == true { known = last.process }
+                    if peeked.pid > 0, peeked.pid == last.pid, last.process.isRunning == true { known = last.process }
                     askForPidfds(known == nil)
                 }
             }
@@ -257,6 +259,11 @@ package final class SeqPacketSocket: @unchecked Sendable {
             guard truncated & 2 == 0 else {
                 throw EngineError(
                     .param, "a keychaind packet came with descriptors attached, which the protocol refuses")
+            }
+            guard attached.pidfd != CK_SENDER_GONE else {
+                throw EngineError(
+                    .param, "the sender of a keychaind packet (pid \(attached.pid)) was gone before the packet was read"
+                )
             }
             let handle = try sendingProcess(attached, attachedProcess, known: known)
             let packetSender =
@@ -296,7 +303,8 @@ package final class SeqPacketSocket: @unchecked Sendable {
         _ attached: ck_sender, _ attachedProcess: ProcessHandle?, known: ProcessHandle?
     ) throws(EngineError) -> ProcessHandle? {
         if let process = attachedProcess {
-            if attached.pid >= 0 {
+            // Pid 0: a sender outside this pid namespace, which names no one process; never kept.
+            if attached.pid > 0 {
                 lastSender = (attached.pid, process)
                 askForPidfds(false)
             }
@@ -313,6 +321,8 @@ package final class SeqPacketSocket: @unchecked Sendable {
     private func askForPidfds(_ asks: Bool) {
         guard attachesPidfds != asks else { return }
         attachesPidfds = ck_socket_attach_pidfds(descriptor, asks ? 1 : 0) == 0 ? asks : nil
+        // Not asked after all: no pidfd is lent from now on either, so the packets go as on a kernel without them.
+        if attachesPidfds == nil { lastSender = nil }
     }
 
     /// The connected peer's credentials when it connected (SO_PEERCRED).
@@ -333,6 +343,7 @@ package final class SeqPacketSocket: @unchecked Sendable {
     package func close() {
         guard !isClosed else { return }
         isClosed = true
+        lastSender = nil
         Glibc.close(descriptor)
     }
 

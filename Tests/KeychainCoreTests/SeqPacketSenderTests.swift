@@ -31,7 +31,8 @@ struct SeqPacketSenderTests {
     }
 
     /// Sends one message of one packet (`flag` 0, then the text) for each of `texts` from a child process that
-    /// shares `socket` as its descriptor 3, and returns the child's pid once it has exited.
+    /// shares `socket` as its descriptor 3, and returns the child's pid once it has exited. The child is left a
+    /// zombie until ``reap(_:)``: Linux before 6.16 attaches no pidfd for a sender already reaped.
     private func sendFromChild(_ texts: [String] = ["x"], on socket: SeqPacketSocket) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -44,10 +45,16 @@ struct SeqPacketSenderTests {
         var child: pid_t = 0
         let spawned = posix_spawn(&child, "/bin/sh", &actions, nil, argv, environ)
         try #require(spawned == 0, "posix_spawn: \(String(cString: strerror(spawned)))")
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        return child
+    }
+
+    /// Reaps a child that ``sendFromChild(_:on:)`` left a zombie, and checks that it succeeded.
+    private func reap(_ child: pid_t) throws {
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         try #require(status == 0, "the child's printf failed (status \(status))")
-        return child
     }
 
     @Test("Messages from one running process share the pidfd the kernel attached to the first")
@@ -82,12 +89,13 @@ struct SeqPacketSenderTests {
         // The child's packet waits in the socket until the child has exited: the kept pidfd (ours) still runs,
         // and the child's pid is not ours.
         let child = try sendFromChild(on: sender)
+        defer { try? reap(child) }
         let fromChild = try #require(try receiver.receive())
         #expect(fromChild.message == Array("x".utf8))
         #expect(fromChild.sender?.pid == child)
         let childProcess = try #require(fromChild.sender?.process, "the child's packet came without a pidfd")
         #expect(childProcess !== ours, "the kept pidfd of another process was lent to the child's packet")
-        #expect(childProcess.isRunning == false, "the pidfd does not refer to the child, which has exited")
+        #expect(childProcess.isRunning == false, "the pidfd does not refer to the child, which has exited (a zombie)")
         #expect(ours.isRunning == true)
         // Back to this process: a pidfd of its own again, not the child's (kept last, and exited).
         try sender.send([2])
@@ -108,6 +116,7 @@ struct SeqPacketSenderTests {
         // Two packets from a child that has exited by the time they are read: the first's pidfd is kept; the
         // second has the same pid, as a process that took the pid would, and the kept process has exited.
         let child = try sendFromChild(["x", "y"], on: sender)
+        defer { try? reap(child) }
         let first = try #require(try receiver.receive())
         #expect(first.sender?.pid == child)
         let kept = try #require(first.sender?.process)

@@ -8,8 +8,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/// `ck_sender.pidfd` when the kernel said the sender had been reaped before the packet was received (Linux 6.5 to
+/// 6.15 attach an error instead of a pidfd then).
+#define CK_SENDER_GONE (-2)
+
 /// The sender of one message, as the kernel attached it: pid, uid and gid (-1 when absent), and a pidfd for the
-/// sending process (-1 when the kernel attaches none; the receiver closes it).
+/// sending process (-1 when the kernel attaches none, CK_SENDER_GONE when it said the sender was gone; the
+/// receiver closes it).
 typedef struct {
     int32_t pid;
     int64_t uid;
