@@ -13,16 +13,6 @@ import Testing
 /// credentials, and the packet was read as uncredentialed (or, inside a message, as from "different processes").
 @Suite("keychaind's packets with descriptors attached")
 struct SeqPacketDescriptorTests {
-    /// A connected pair: the first end sends raw packets, the second receives with credentials on.
-    private func pair() throws -> (sender: SeqPacketSocket, receiver: SeqPacketSocket) {
-        var descriptors: [Int32] = [-1, -1]
-        let made = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors)
-        try #require(made == 0, "socketpair: \(String(cString: strerror(errno)))")
-        let receiver = SeqPacketSocket(descriptor: descriptors[1])
-        try receiver.passCredentials()
-        return (SeqPacketSocket(descriptor: descriptors[0]), receiver)
-    }
-
     /// Sends one packet (`flag`, then `payload`) with `count` duplicates of standard input attached.
     private func send(flag: UInt8, _ payload: [UInt8], attaching count: Int, on socket: SeqPacketSocket) throws {
         var bytes = [flag] + payload
@@ -57,7 +47,7 @@ struct SeqPacketDescriptorTests {
 
     @Test("A packet with more descriptors than fit beside the credentials is refused, saying so")
     func tooManyDescriptors() throws {
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         try send(flag: 0, Array("{}".utf8), attaching: 20, on: sender)
         #expect {
             _ = try receiver.receive()
@@ -69,7 +59,7 @@ struct SeqPacketDescriptorTests {
 
     @Test("Inside a message, such a packet is refused for its descriptors, not as another process's")
     func tooManyDescriptorsInsideAMessage() throws {
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         try send(flag: 1, Array("{".utf8), attaching: 0, on: sender)
         try send(flag: 0, Array("}".utf8), attaching: 20, on: sender)
         #expect {
@@ -81,7 +71,7 @@ struct SeqPacketDescriptorTests {
 
     @Test("A few descriptors are closed and the packet is read with its sender")
     func fewDescriptors() throws {
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         try send(flag: 0, Array("{}".utf8), attaching: 2, on: sender)
         let received = try #require(try receiver.receive())
         #expect(received.message == Array("{}".utf8))

@@ -13,12 +13,7 @@ import Testing
 struct SeqPacketReceiveTests {
     @Test("Messages of several packets and of a few bytes, received in turn, each come out exactly as sent")
     func backToBack() throws {
-        var descriptors: [Int32] = [-1, -1]
-        let made = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors)
-        try #require(made == 0, "socketpair: \(String(cString: strerror(errno)))")
-        let sender = SeqPacketSocket(descriptor: descriptors[0])
-        let receiver = SeqPacketSocket(descriptor: descriptors[1])
-        try receiver.passCredentials()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         let sizes = [80_000, 3, SeqPacketSocket.packetPayload, 1, 40_000, 0]
         for (index, size) in sizes.enumerated() {
             let message = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }

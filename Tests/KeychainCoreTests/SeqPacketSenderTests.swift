@@ -13,19 +13,9 @@ import Testing
 /// be lent to a packet from another process: a child sharing the connection, or one that took the pid.
 @Suite("keychaind's socket: the sender's pidfd kept between messages")
 struct SeqPacketSenderTests {
-    /// A connected pair: the first end sends, the second receives with credentials (and pidfds) on.
-    private func pair() throws -> (sender: SeqPacketSocket, receiver: SeqPacketSocket) {
-        var descriptors: [Int32] = [-1, -1]
-        let made = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors)
-        try #require(made == 0, "socketpair: \(String(cString: strerror(errno)))")
-        let receiver = SeqPacketSocket(descriptor: descriptors[1])
-        try receiver.passCredentials()
-        return (SeqPacketSocket(descriptor: descriptors[0]), receiver)
-    }
-
     /// Whether this kernel attaches pidfds at all (Linux 6.5 and later): without them there is nothing to keep.
     private func attachesPidfds() throws -> Bool {
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         try sender.send([1])
         return try #require(try receiver.receive()).sender?.process != nil
     }
@@ -63,7 +53,7 @@ struct SeqPacketSenderTests {
             print("skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)")
             return
         }
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         var processes: [ProcessHandle] = []
         for index in 0..<4 {
             try sender.send([UInt8(index)])
@@ -82,7 +72,7 @@ struct SeqPacketSenderTests {
             print("skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)")
             return
         }
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         try sender.send([1])
         let first = try #require(try receiver.receive())
         let ours = try #require(first.sender?.process)
@@ -112,7 +102,7 @@ struct SeqPacketSenderTests {
             print("skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)")
             return
         }
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         // Two packets from a child that has exited by the time they are read: the first's pidfd is kept; the
         // second has the same pid, as a process that took the pid would, and the kept process has exited.
         let child = try sendFromChild(["x", "y"], on: sender)
@@ -142,7 +132,7 @@ struct SeqPacketSenderTests {
         // shows: in keychaind, 0 is whatever connection or file had it next.
         if fcntl(0, F_GETFD) < 0 { _ = open("/dev/null", O_RDONLY) }
         try #require(fcntl(0, F_GETFD) >= 0)
-        let (sender, receiver) = try pair()
+        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         try sender.send([1])
         _ = try #require(try receiver.receive())
         try receiver.setTimeouts(receive: 0.05, send: 1)
