@@ -223,14 +223,14 @@ package final class SeqPacketSocket: @unchecked Sendable {
             // As the receipt fills it, for the ways out where none happens (a zero descriptor would be closed).
             var attached = ck_sender(pid: -1, uid: -1, gid: -1, pidfd: -1)
             var count = 1
-            var known: ProcessHandle?
+            var known: (pid: Int32, process: ProcessHandle)?
             if let last = lastSender {
                 // A look at the packet's sender first: from the process whose pidfd is kept, and still running, it
                 // needs no pidfd of its own; from any other, the kernel is asked for one.
                 var peeked = ck_sender()
                 count = ck_socket_peek_sender(descriptor, &peeked)
                 if count > 0 {
-                    if peeked.pid > 0, peeked.pid == last.pid, last.process.isRunning == true { known = last.process }
+                    if peeked.pid > 0, peeked.pid == last.pid, last.process.isRunning == true { known = last }
                     askForPidfds(known == nil)
                 }
             }
@@ -297,10 +297,11 @@ package final class SeqPacketSocket: @unchecked Sendable {
     }
 
     /// The pidfd of a received packet's sender: the one the kernel attached (kept for the next packets), else
-    /// `known`, the kept one the look before the receipt found for this sender. Only this thread reads the socket,
-    /// so the packet received is the packet looked at; a different sender would mean otherwise, and is refused.
+    /// `known`, the kept one the look before the receipt found for this sender's pid. Only this thread reads the
+    /// socket, so the packet received is the packet looked at; a different sender would mean otherwise, and is
+    /// refused.
     private func sendingProcess(
-        _ attached: ck_sender, _ attachedProcess: ProcessHandle?, known: ProcessHandle?
+        _ attached: ck_sender, _ attachedProcess: ProcessHandle?, known: (pid: Int32, process: ProcessHandle)?
     ) throws(EngineError) -> ProcessHandle? {
         if let process = attachedProcess {
             // Pid 0: a sender outside this pid namespace, which names no one process; never kept.
@@ -311,10 +312,10 @@ package final class SeqPacketSocket: @unchecked Sendable {
             return process
         }
         guard let known else { return nil }
-        guard let last = lastSender, attached.pid == last.pid, known === last.process else {
+        guard attached.pid == known.pid else {
             throw EngineError(.param, "a keychaind packet's sender changed between a look at it and its receipt")
         }
-        return known
+        return known.process
     }
 
     /// Asks the kernel to attach (or no longer attach) a pidfd to each packet, unless it is asked so already.

@@ -349,9 +349,11 @@ private struct PacketExercise {
         }
     }
 
-    /// How many stray descriptors fit in the receiver's control buffer beside the credentials (and the pidfd, when
-    /// the kernel attaches one); a packet with more loses its credentials and must be refused.
-    var fitting = 8
+    /// How many stray descriptors fit in the receiver's 104-byte control buffer beside the credentials (32 bytes; a
+    /// 16-byte header and 4 bytes a descriptor); a packet with more loses its credentials and must be refused. The
+    /// raw packets carry no pidfd: the one the kernel attached to the whole message before them is kept for the
+    /// packets that follow from this same running process.
+    let fitting = 14
 
     /// What successive receives return, by the protocol: packets of at most one flag byte and `packetPayload`
     /// bytes, flag 1 for "more follows", 0 for "last", with no more descriptors attached than fit; a zero-length
@@ -395,12 +397,7 @@ private struct PacketExercise {
             } catch {
                 preconditionFailure("\(error)")
             }
-            // 104 bytes of control buffer: credentials (32), a pidfd (24) when the kernel sends one, and the rest
-            // for SCM_RIGHTS (a 16-byte header, 4 bytes a descriptor). The kernel attaches a pidfd to the whole
-            // message's packet, which the receiver keeps for the packets that follow from this same running process:
-            // they come without one, so 14 descriptors fit beside the credentials.
             exchangeWhole(sender, receiver)
-            fitting = 14
             for packet in packets { send(packet, on: sender.descriptor) }
             sender.shutDown()
             for expected in model {

@@ -11,15 +11,12 @@ import Testing
 /// The pidfd that ties a packet to its sender is the kernel's, made for that packet, or the one it made for an
 /// earlier packet of the same connection from the same pid, kept while that process runs. The kept one must never
 /// be lent to a packet from another process: a child sharing the connection, or one that took the pid.
-@Suite("keychaind's socket: the sender's pidfd kept between messages")
+@Suite(
+    "keychaind's socket: the sender's pidfd kept between messages",
+    .enabled(
+        if: SeqPacketSocket.kernelAttachesPidfds,
+        "skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)"))
 struct SeqPacketSenderTests {
-    /// Whether this kernel attaches pidfds at all (Linux 6.5 and later): without them there is nothing to keep.
-    private func attachesPidfds() throws -> Bool {
-        let (sender, receiver) = try SeqPacketSocket.credentialedPair()
-        try sender.send([1])
-        return try #require(try receiver.receive()).sender?.process != nil
-    }
-
     /// Sends one message of one packet (`flag` 0, then the text) for each of `texts` from a child process that
     /// shares `socket` as its descriptor 3, and returns the child's pid once it has exited. The child is left a
     /// zombie until ``reap(_:)``: Linux before 6.16 attaches no pidfd for a sender already reaped.
@@ -49,10 +46,6 @@ struct SeqPacketSenderTests {
 
     @Test("Messages from one running process share the pidfd the kernel attached to the first")
     func keptForTheSameProcess() throws {
-        guard try attachesPidfds() else {
-            print("skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)")
-            return
-        }
         let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         var processes: [ProcessHandle] = []
         for index in 0..<4 {
@@ -68,10 +61,6 @@ struct SeqPacketSenderTests {
 
     @Test("A packet from a child sharing the connection gets the child's own pidfd, never the kept one")
     func notLentToAnotherProcess() throws {
-        guard try attachesPidfds() else {
-            print("skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)")
-            return
-        }
         let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         try sender.send([1])
         let first = try #require(try receiver.receive())
@@ -98,10 +87,6 @@ struct SeqPacketSenderTests {
 
     @Test("Once the kept process has exited, its pidfd is not lent even to a packet with its pid")
     func notLentAfterExit() throws {
-        guard try attachesPidfds() else {
-            print("skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)")
-            return
-        }
         let (sender, receiver) = try SeqPacketSocket.credentialedPair()
         // Two packets from a child that has exited by the time they are read: the first's pidfd is kept; the
         // second has the same pid, as a process that took the pid would, and the kept process has exited.
@@ -124,10 +109,6 @@ struct SeqPacketSenderTests {
 
     @Test("With a pidfd kept, the end of the connection or a timeout closes no descriptor of another")
     func endAfterKeptClosesNothingElse() throws {
-        guard try attachesPidfds() else {
-            print("skipped: this kernel attaches no pidfds to packets (SO_PASSPIDFD needs Linux 6.5)")
-            return
-        }
         // Descriptor 0 open, so that a receipt that wrongly closed "descriptor 0" (an unfilled sender record)
         // shows: in keychaind, 0 is whatever connection or file had it next.
         if fcntl(0, F_GETFD) < 0 { _ = open("/dev/null", O_RDONLY) }

@@ -18,4 +18,10 @@ extension SeqPacketSocket {
         try receiver.passCredentials()
         return (SeqPacketSocket(descriptor: descriptors[0]), receiver)
     }
+
+    /// Whether this kernel attaches pidfds to received packets at all (Linux 6.5 and later).
+    static let kernelAttachesPidfds: Bool = {
+        guard let (sender, receiver) = try? credentialedPair(), (try? sender.send([1])) != nil else { return false }
+        return (try? receiver.receive())??.sender?.process != nil
+    }()
 }
