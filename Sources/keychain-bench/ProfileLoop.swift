@@ -7,9 +7,9 @@ import KeychainKeys
 /// at the end, so a profile holds the phase and little else.
 enum ProfileLoop {
     /// The phases it can loop: finds (with data) on a keychain of 10,000 items, batch adds of 1,000 items in one
-    /// transaction each, signatures (P-256) with a stored non-extractable key, or the same signatures asked of
+    /// transaction each, durable adds and updates (one transaction and fsync each) on 10,000 items, signatures (P-256) with a stored non-extractable key, or the same signatures asked of
     /// keychaind (`daemon_sign`: its pid is printed, for `perf record -p`).
-    static let phases = ["find", "batch_add", "sign", "daemon_sign"]
+    static let phases = ["find", "batch_add", "add", "update", "sign", "daemon_sign"]
 
     /// Runs `phase` for about `seconds` and prints how many operations per second it carried out.
     static func run(_ phase: String, seconds: Double = 5) throws {
@@ -17,11 +17,14 @@ enum ProfileLoop {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try EngineStore(directory: directory)
         var recorder = LatencyRecorder(capacity: 10_000)
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        var deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        /// Starts the clock again after a phase's set-up.
+        func restartClock() { deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9) }
         var operations = 0
         switch phase {
         case "find":
             try store.batchAdd(0..<10_000, recorder: &recorder)
+            restartClock()
             var random = SplitMix(seed: 1)
             while DispatchTime.now().uptimeNanoseconds < deadline {
                 for _ in 0..<1000 {
@@ -39,6 +42,27 @@ enum ProfileLoop {
                 try store.batchAdd(start..<start + 1000, recorder: &batch)
                 start += 1000
                 operations += 1000
+            }
+        case "add":
+            try store.batchAdd(0..<10_000, recorder: &recorder)
+            restartClock()
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                for _ in 0..<100 {
+                    try store.add(BenchEntry(10_000 + operations))
+                    operations += 1
+                }
+            }
+        case "update":
+            try store.batchAdd(0..<10_000, recorder: &recorder)
+            restartClock()
+            var random = SplitMix(seed: 1)
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                for _ in 0..<100 {
+                    let entry = BenchEntry(Int(random.next() % 10_000), prefix: "batch")
+                    try store.update(
+                        service: entry.service, account: entry.account, secret: Data("rotated-\(operations)".utf8))
+                    operations += 1
+                }
             }
         case "sign":
             operations = try signatures(until: deadline, in: directory)

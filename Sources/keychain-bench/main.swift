@@ -7,7 +7,8 @@
 //
 // `--profile PHASE` loops one phase of the embedded engine for a profiler. `--only-daemon-keys` runs only the stored keys' operations through keychaind. `--only-daemon` runs only keychaind's figures (at 10k items) and the embedded `security` beside them: a quick
 // loop while working on the daemon. `--only-backup` runs only backup and restore of a keychain at each
-// `--backup-sizes` (BackupBench.swift), each in a child process of this bench (`--backup-child`). `--sync-changes N` sets the changes per device of the sync figures (0 skips).
+// `--backup-sizes` (BackupBench.swift), each in a child process of this bench (`--backup-child`). `--sync-changes N` sets the changes per device of the sync figures (0 skips). `--only-items` runs only the item
+// phases beside their floor at each `--sizes`.
 import Foundation
 import KeychainCore
 
@@ -68,6 +69,7 @@ var profilePhase: String?
 var onlyTPM = false
 var onlyBackup = false
 var onlySync = false
+var onlyItems = false
 var backupSizes = [10_000, 100_000]
 if CommandLine.arguments.dropFirst().first == "--backup-child" {
     BackupBench.runChild(Array(CommandLine.arguments.dropFirst(2)))
@@ -91,6 +93,7 @@ while let argument = arguments.popFirst() {
     case "--only-tpm": onlyTPM = true
     case "--only-backup": onlyBackup = true
     case "--only-sync": onlySync = true
+    case "--only-items": onlyItems = true
     case "--backup-sizes":
         guard let list = arguments.popFirst() else { break }
         backupSizes = list.split(separator: ",").compactMap { Int($0) }
@@ -98,7 +101,7 @@ while let argument = arguments.popFirst() {
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--only-daemon-keys] [--profile find|batch_add|sign|daemon_sign] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--backup-sizes 10000,100000]\n")
+                    + "[--only-daemon] [--only-daemon-keys] [--profile find|batch_add|add|update|sign|daemon_sign] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--only-items] [--backup-sizes 10000,100000]\n")
                     .utf8))
         exit(2)
     }
@@ -146,6 +149,12 @@ do {
         results[String(count)] = phases
     }
     let peak = peakResidentMegabytes()
+    if onlyItems {
+        // The item phases alone, beside their floor (a quick loop while working on the storage layout).
+        let report = Report(results: results, peak_rss_mb: peak, unlock_ms: 0, unlock_cost: "not measured")
+        print(ReportTable(report: report, sizes: sizes).text)
+        exit(0)
+    }
     let cli = try CLIBench.medianFindAndFloorMilliseconds()
     var report = Report(
         results: results, peak_rss_mb: peak, unlock_ms: try measureUnlock(), unlock_cost: "\(PasscodeCost.standard)",

@@ -204,17 +204,17 @@ struct StorageTests {
         let keychain = try TestKeychain()
         try keychain.engine.addPassword("a", "1")
         try keychain.engine.addPassword("b", "2")
-        // The previous build's schema: without the last migration's index, its version one lower. The keychain's
-        // high-water mark says changes were acknowledged (found by a fixture of the previous build: any migration
-        // was taken for a database that had lost its change log, and the keychain was refused).
+        // The previous build's schema: with the group index the last migration drops, its version one lower. The
+        // keychain's high-water mark says changes were acknowledged (found by a fixture of an earlier build: any
+        // migration was taken for a database that had lost its change log, and the keychain was refused).
         let database = try rawDatabase(keychain)
-        try database.execute("DROP INDEX changes_removals")
+        try database.execute("CREATE INDEX items_group ON items(agrp)")
         try database.execute("PRAGMA user_version = \(Schema.migrations.count - 1)")
         let reopened = try keychain.reopen()
         #expect(try reopened.password("a") == "1" && reopened.password("b") == "2")
         #expect(try database.first("PRAGMA user_version") { $0.integer(0) } == Int64(Schema.migrations.count))
-        let index = try database.first("SELECT 1 FROM sqlite_master WHERE name = 'changes_removals'") { _ in true }
-        #expect(index == true)
+        let index = try database.first("SELECT 1 FROM sqlite_master WHERE name = 'items_group'") { _ in true }
+        #expect(index == nil)
         #expect(try reopened.verify().isSound)
     }
 

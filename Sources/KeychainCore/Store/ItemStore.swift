@@ -222,7 +222,8 @@ private struct CandidateStatements {
         if clear, filter.synchronizable != nil { conditions.append("sync = ?") }
         if clear, filter.protectionClass != nil { conditions.append("pdmn = ?") }
         if let groups = filter.groupHashes {
-            // With a narrower hash or a UUID at hand, `+agrp` keeps SQLite off the (broad) group index.
+            // With a narrower hash or a UUID at hand, `+agrp` keeps SQLite off the (broad) class-and-group index.
+            // Without a class (backup, the plaintext scan) no index has the group first: the table is read in row order.
             let column = filter.indexHashes.isEmpty && filter.uuid == nil ? "agrp" : "+agrp"
             conditions.append(groups.count == 1 ? "\(column) = ?" : "\(column) IN (\(placeholders(groups.count)))")
         }
