@@ -1,15 +1,18 @@
 import Foundation
 import KeychainCore
 import KeychainKeys
+import Synchronization
 
 /// One phase of the embedded engine alone, in a loop, for a profiler (`perf record -g -- keychain-bench --profile
 /// find`): issue 23 asks for profiles before and after each change. No floor and no figures but the rate, printed
 /// at the end, so a profile holds the phase and little else.
 enum ProfileLoop {
     /// The phases it can loop: finds (with data) on a keychain of 10,000 items, batch adds of 1,000 items in one
-    /// transaction each, durable adds and updates (one transaction and fsync each) on 10,000 items, signatures (P-256) with a stored non-extractable key, or the same signatures asked of
+    /// transaction each, durable adds and updates (one transaction and fsync each) on 10,000 items, durable adds asked
+    /// of keychaind by one client (`daemon_add`: its pid is printed, for `perf record -p`) or by 8 together
+    /// (`daemon_add8`, a thread and a connection each), signatures (P-256) with a stored non-extractable key, or the same signatures asked of
     /// keychaind (`daemon_sign`: its pid is printed, for `perf record -p`).
-    static let phases = ["find", "batch_add", "add", "update", "sign", "daemon_sign"]
+    static let phases = ["find", "batch_add", "add", "update", "sign", "daemon_sign", "daemon_add", "daemon_add8"]
 
     /// Runs `phase` for about `seconds` and prints how many operations per second it carried out.
     static func run(_ phase: String, seconds: Double = 5) throws {
@@ -64,6 +67,8 @@ enum ProfileLoop {
                     operations += 1
                 }
             }
+        case "daemon_add", "daemon_add8":
+            operations = try daemonAdds(clients: phase == "daemon_add" ? 1 : 8, until: deadline)
         case "sign":
             operations = try signatures(until: deadline, in: directory)
         case "daemon_sign":
@@ -80,6 +85,37 @@ enum ProfileLoop {
         KeyUsePerformer.install()
         let engine = try Engine(storage: .directory(directory.appendingPathComponent("keys")))
         return try signatures(on: engine, until: deadline)
+    }
+
+    /// Durable adds asked of a keychaind of its own by `clients` clients together (a thread and a connection each)
+    /// until `deadline`; returns how many were made.
+    private static func daemonAdds(clients: Int, until deadline: UInt64) throws -> Int {
+        guard let executable = BenchDaemon.executable else { throw BenchError("no keychaind built beside the bench") }
+        let daemon = try BenchDaemon(executable: executable)
+        print("keychaind pid \(daemon.processID)")
+        let counts = Mutex([Int](repeating: 0, count: clients))
+        let failure = Mutex<String?>(nil)
+        let group = DispatchGroup()
+        for offset in 0..<clients {
+            let client = daemon.client()
+            DispatchQueue.global().async(group: group) {
+                let caller = Caller(applicationIdentifier: "TEAM.bench")
+                var made = 0
+                do {
+                    while DispatchTime.now().uptimeNanoseconds < deadline {
+                        let entry = BenchEntry(made, prefix: "client\(offset)")
+                        let _: Item = try client.add(EngineStore.newItem(entry), for: caller)
+                        made += 1
+                    }
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                }
+                counts.withLock { $0[offset] = made }
+            }
+        }
+        group.wait()
+        if let message = failure.withLock({ $0 }) { throw BenchError("a client's add failed: \(message)") }
+        return counts.withLock { $0.reduce(0, +) }
     }
 
     /// Signs with a stored P-256 key through a keychaind of its own until `deadline`; returns how many signatures

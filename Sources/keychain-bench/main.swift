@@ -101,7 +101,7 @@ while let argument = arguments.popFirst() {
         FileHandle.standardError.write(
             Data(
                 ("usage: keychain-bench [--json] [--sizes 1000,10000,100000] [--file-mib 256] [--no-daemon] "
-                    + "[--only-daemon] [--only-daemon-keys] [--profile find|batch_add|add|update|sign|daemon_sign] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--only-items] [--backup-sizes 10000,100000]\n")
+                    + "[--only-daemon] [--only-daemon-keys] [--profile find|batch_add|add|update|sign|daemon_sign|daemon_add|daemon_add8] [--only-tpm] [--sync-changes 1000] [--only-backup] [--only-sync] [--only-items] [--backup-sizes 10000,100000]\n")
                     .utf8))
         exit(2)
     }
