@@ -95,10 +95,12 @@ enum ProfileLoop {
         print("keychaind pid \(daemon.processID)")
         let counts = Mutex([Int](repeating: 0, count: clients))
         let failure = Mutex<String?>(nil)
-        let group = DispatchGroup()
+        let finished = DispatchSemaphore(value: 0)
         for offset in 0..<clients {
             let client = daemon.client()
-            DispatchQueue.global().async(group: group) {
+            // A thread each, not Dispatch's pool, which runs no more blocked clients at once than there are cores.
+            let thread = Thread {
+                defer { finished.signal() }
                 let caller = Caller(applicationIdentifier: "TEAM.bench")
                 var made = 0
                 do {
@@ -112,8 +114,9 @@ enum ProfileLoop {
                 }
                 counts.withLock { $0[offset] = made }
             }
+            thread.start()
         }
-        group.wait()
+        for _ in 0..<clients { finished.wait() }
         if let message = failure.withLock({ $0 }) { throw BenchError("a client's add failed: \(message)") }
         return counts.withLock { $0.reduce(0, +) }
     }

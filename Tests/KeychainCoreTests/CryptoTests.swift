@@ -25,19 +25,28 @@ struct CryptoTests {
         #expect(status { _ = try AEAD.open(sealed.prefix(10), key: key, associatedData: Data()) } == .decode)
     }
 
-    @Test("An item's UUID is a random version 4 UUID, never the same twice")
-    func randomUUIDs() throws {
+    @Test("An item's UUID is a version 8 UUID, never the same twice, whose counter sorts it after the one before")
+    func itemIdentifiers() throws {
         var seen = Set<UUID>()
+        var counters: [UInt64] = []
+        var tails = Set<[UInt8]>()
         for _ in 0..<1000 {
-            let uuid = try UUID.random()
-            #expect(uuid.uuid.6 >> 4 == 4)
+            let uuid = try UUID.itemIdentifier()
+            #expect(uuid.uuid.6 >> 4 == 8)
             #expect(uuid.uuid.8 >> 6 == 0b10)
             seen.insert(uuid)
+            let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+            counters.append(bytes.prefix(6).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            tails.insert(Array(bytes[9...]))
         }
         #expect(seen.count == 1000)
-        // Both halves of each byte vary: the version and variant bits are the only fixed ones.
-        let first = try UUID.random().uuid
-        #expect(withUnsafeBytes(of: first) { Set($0).count } > 4)
+        // One process's items follow each other in byte order (the index grows at one end; other tests running
+        // meanwhile take numbers in between); the tail is random.
+        #expect(
+            zip(counters, counters.dropFirst()).allSatisfy { (1..<1_000_000).contains(($1 &- $0) & 0xFFFF_FFFF_FFFF) })
+        #expect(tails.count == 1000)
+        let tail = withUnsafeBytes(of: try UUID.itemIdentifier().uuid) { Array($0[9...]) }
+        #expect(Set(tail).count > 3)
     }
 
     @Test("Sealing the same plaintext twice gives different boxes (random nonces)")

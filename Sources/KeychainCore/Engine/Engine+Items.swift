@@ -34,7 +34,7 @@ extension Engine {
         let now = options.now()
         attributes[.creationDate] = .date(now)
         attributes[.modificationDate] = .date(now)
-        let reference = PersistentReference(itemClass: newItem.itemClass, uuid: try UUID.random())
+        let reference = PersistentReference(itemClass: newItem.itemClass, uuid: try UUID.itemIdentifier())
         let access = try accessSealing(
             for: &attributes, itemClass: newItem.itemClass, uuid: reference.uuid,
             authentication: newItem.authentication, in: state)
