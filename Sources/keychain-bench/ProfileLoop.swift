@@ -24,19 +24,25 @@ enum ProfileLoop {
         /// Starts the clock again after a phase's set-up.
         func restartClock() { deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9) }
         var operations = 0
-        switch phase {
-        case "find":
+        /// Fills the keychain with 10,000 items, then runs `body` until the deadline (the set-up left out).
+        func onTenThousandItems(_ body: (inout SplitMix) throws -> Void) throws {
             try store.batchAdd(0..<10_000, recorder: &recorder)
             restartClock()
             var random = SplitMix(seed: 1)
             while DispatchTime.now().uptimeNanoseconds < deadline {
-                for _ in 0..<1000 {
-                    let entry = BenchEntry(Int(random.next() % 10_000), prefix: "batch")
-                    guard try store.find(service: entry.service, account: entry.account, withData: true) != nil else {
-                        throw BenchError("find returned no item")
-                    }
+                for _ in 0..<100 {
+                    try body(&random)
+                    operations += 1
                 }
-                operations += 1000
+            }
+        }
+        switch phase {
+        case "find":
+            try onTenThousandItems { random in
+                let entry = BenchEntry(Int(random.next() % 10_000), prefix: "batch")
+                guard try store.find(service: entry.service, account: entry.account, withData: true) != nil else {
+                    throw BenchError("find returned no item")
+                }
             }
         case "batch_add":
             var start = 0
@@ -47,25 +53,12 @@ enum ProfileLoop {
                 operations += 1000
             }
         case "add":
-            try store.batchAdd(0..<10_000, recorder: &recorder)
-            restartClock()
-            while DispatchTime.now().uptimeNanoseconds < deadline {
-                for _ in 0..<100 {
-                    try store.add(BenchEntry(10_000 + operations))
-                    operations += 1
-                }
-            }
+            try onTenThousandItems { _ in try store.add(BenchEntry(10_000 + operations)) }
         case "update":
-            try store.batchAdd(0..<10_000, recorder: &recorder)
-            restartClock()
-            var random = SplitMix(seed: 1)
-            while DispatchTime.now().uptimeNanoseconds < deadline {
-                for _ in 0..<100 {
-                    let entry = BenchEntry(Int(random.next() % 10_000), prefix: "batch")
-                    try store.update(
-                        service: entry.service, account: entry.account, secret: Data("rotated-\(operations)".utf8))
-                    operations += 1
-                }
+            try onTenThousandItems { random in
+                let entry = BenchEntry(Int(random.next() % 10_000), prefix: "batch")
+                try store.update(
+                    service: entry.service, account: entry.account, secret: Data("rotated-\(operations)".utf8))
             }
         case "daemon_add", "daemon_add8":
             operations = try daemonAdds(clients: phase == "daemon_add" ? 1 : 8, until: deadline)
