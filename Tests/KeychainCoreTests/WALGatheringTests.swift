@@ -46,6 +46,19 @@ struct WALGatheringTests {
         #expect(try reader.first("PRAGMA integrity_check") { $0.text(0) } == "ok")
     }
 
+    /// The VFS reports a failed write of gathered frames through the commit's sync, which only `synchronous = FULL`
+    /// makes before the WAL index publishes them: under NORMAL a write failing at the shared-memory barrier would be
+    /// lost, and the commit would succeed with frames that are not in the file (shown by a C harness in review).
+    @Test("Every connection syncs the WAL before each commit is published (synchronous = FULL)")
+    func everyConnectionSyncsBeforePublishing() throws {
+        let directory = try TemporaryDirectory()
+        let (writer, reader) = try connections(in: directory)
+        for database in [writer, reader] {
+            #expect(try database.first("PRAGMA synchronous") { $0.integer(0) } == 2)
+            #expect(try database.first("PRAGMA journal_mode") { $0.text(0) } == "wal")
+        }
+    }
+
     @Test("Each commit is seen by another connection at once, its frames read back whole")
     func commitsAreSeenAtOnce() throws {
         let directory = try TemporaryDirectory()
