@@ -86,10 +86,9 @@ static void flush_all(void) {
     for (gathered_file *file = wal_list; file != NULL; file = file->next_wal) {
         pthread_mutex_lock(&file->mutex);
         if (file->count > 0) {
-            int status = file->real_methods->xWrite(real_file(&file->base), file->buffer, file->count, file->offset);
-            file->count = 0;
-            atomic_fetch_sub_explicit(&files_holding_bytes, 1, memory_order_release);
-            if (status != SQLITE_OK && file->error == SQLITE_OK) file->error = status;
+            // flush_locked reports a failure kept from before first, so keeping what it returns keeps the first.
+            int status = flush_locked(file);
+            if (status != SQLITE_OK) file->error = status;
         }
         pthread_mutex_unlock(&file->mutex);
     }
