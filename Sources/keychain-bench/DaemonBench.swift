@@ -264,7 +264,7 @@ enum DaemonBench {
     /// Runs `body` on one thread per client, released together once every thread is running; returns the
     /// per-operation figures of all of them and their throughput together (every operation over the wall time
     /// from the release to the last thread's end). `samples` also receives every latency.
-    private static func together(
+    static func together(
         clients: [DaemonClient], _ body: @escaping @Sendable (Int, DaemonClient) throws -> LatencyRecorder,
         samples: ([UInt64]) -> Void
     ) throws -> Figures {

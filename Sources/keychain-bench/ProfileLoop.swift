@@ -1,7 +1,6 @@
 import Foundation
 import KeychainCore
 import KeychainKeys
-import Synchronization
 
 /// One phase of the embedded engine alone, in a loop, for a profiler (`perf record -g -- keychain-bench --profile
 /// find`): issue 23 asks for profiles before and after each change. No floor and no figures but the rate, printed
@@ -80,47 +79,40 @@ enum ProfileLoop {
         return try signatures(on: engine, until: deadline)
     }
 
-    /// Durable adds asked of a keychaind of its own by `clients` clients together (a thread and a connection each)
-    /// until `deadline`; returns how many were made.
+    /// Durable adds asked of a keychaind of its own by `clients` clients together (a thread and a connection each,
+    /// as the daemon's figures run them) until `deadline`; returns how many were made.
     private static func daemonAdds(clients: Int, until deadline: UInt64) throws -> Int {
-        guard let executable = BenchDaemon.executable else { throw BenchError("no keychaind built beside the bench") }
-        let daemon = try BenchDaemon(executable: executable)
-        print("keychaind pid \(daemon.processID)")
-        let counts = Mutex([Int](repeating: 0, count: clients))
-        let failure = Mutex<String?>(nil)
-        let finished = DispatchSemaphore(value: 0)
-        for offset in 0..<clients {
-            let client = daemon.client()
-            // A thread each, not Dispatch's pool, which runs no more blocked clients at once than there are cores.
-            let thread = Thread {
-                defer { finished.signal() }
+        let daemon = try profiledDaemon()
+        defer { withExtendedLifetime(daemon) {} }  // stopped when released: not before the clients are done
+        var operations = 0
+        let _: Figures = try DaemonBench.together(
+            clients: (0..<clients).map { _ in daemon.client() },
+            { offset, client in
                 let caller = Caller(applicationIdentifier: "TEAM.bench")
-                var made = 0
-                do {
-                    while DispatchTime.now().uptimeNanoseconds < deadline {
-                        let entry = BenchEntry(made, prefix: "client\(offset)")
-                        let _: Item = try client.add(EngineStore.newItem(entry), for: caller)
-                        made += 1
-                    }
-                } catch {
-                    failure.withLock { $0 = "\(error)" }
+                var recorder = LatencyRecorder(capacity: 10_000)
+                while DispatchTime.now().uptimeNanoseconds < deadline {
+                    let entry = BenchEntry(recorder.samples.count, prefix: "client\(offset)")
+                    let _: Item = try recorder.time { try client.add(EngineStore.newItem(entry), for: caller) }
                 }
-                counts.withLock { $0[offset] = made }
-            }
-            thread.start()
-        }
-        for _ in 0..<clients { finished.wait() }
-        if let message = failure.withLock({ $0 }) { throw BenchError("a client's add failed: \(message)") }
-        return counts.withLock { $0.reduce(0, +) }
+                return recorder
+            }, samples: { operations = $0.count })
+        return operations
     }
 
     /// Signs with a stored P-256 key through a keychaind of its own until `deadline`; returns how many signatures
     /// it asked for.
     private static func daemonSignatures(until deadline: UInt64) throws -> Int {
+        let daemon = try profiledDaemon()
+        defer { withExtendedLifetime(daemon) {} }  // stopped when released: not before the signatures are done
+        return try signatures(on: daemon.client(), until: deadline)
+    }
+
+    /// A keychaind of its own, built beside the bench, its pid printed for `perf record -p`.
+    private static func profiledDaemon() throws -> BenchDaemon {
         guard let executable = BenchDaemon.executable else { throw BenchError("no keychaind built beside the bench") }
         let daemon = try BenchDaemon(executable: executable)
         print("keychaind pid \(daemon.processID)")
-        return try signatures(on: daemon.client(), until: deadline)
+        return daemon
     }
 
     /// Signs with a P-256 key it generates in `backend` until `deadline`; returns how many signatures it made.
