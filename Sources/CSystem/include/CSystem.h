@@ -50,7 +50,12 @@ int ck_syncfs(int descriptor);
 /// Overwrites `count` bytes at `bytes` with zeros, in a way the compiler may not drop as a dead store.
 void ck_zero(void *bytes, size_t count);
 
-/// Zeroes 64 KiB of the stack below the caller's frame: what dead frames left there (a secret copied through
+/// Zeroes the vector registers (x86-64: xmm/ymm/zmm, as many as the processor has; arm64: v0-v31): what a
+/// primitive left in them would otherwise reach the stack the next time something saves them all there — the
+/// dynamic linker resolving a function's first call, or the kernel delivering a signal — past the stack's wiping.
+void ck_zero_vector_registers(void);
+
+/// Zeroes the vector registers, then 64 KiB of the stack below the caller's frame: what dead frames left there (a secret copied through
 /// vector registers, which the dynamic linker's lazy binding saves on the stack) does not outlive the command.
 void ck_scrub_stack(void);
 

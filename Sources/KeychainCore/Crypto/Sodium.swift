@@ -1,4 +1,5 @@
 import CSodium
+import CSystem
 
 /// libsodium's one-time initialisation, done once per process before any primitive is used.
 enum Sodium {
@@ -14,10 +15,13 @@ enum Sodium {
     /// XChaCha20-Poly1305) and the Swift frames between it and the caller use.
     static let stackWipeByteCount = 32 * 1024
 
-    /// Zeroes the stack below the caller's frame (`sodium_stackzero`): primitives leave copies of what they
-    /// computed there (Argon2id's output, for one), and key material must live only in guarded memory. Call it
-    /// when the calls that handled a key have returned.
+    /// Zeroes the vector registers, then the stack below the caller's frame (`sodium_stackzero`): primitives leave
+    /// copies of what they computed in both (Argon2id's output, for one), and key material must live only in guarded
+    /// memory. The registers go first: the next call the dynamic linker resolves lazily, or the next signal, would
+    /// save them on the stack above the part wiped, where the caller's frames live.
+    /// Call it when the calls that handled a key have returned.
     static func wipeStack() {
+        ck_zero_vector_registers()
         sodium_stackzero(stackWipeByteCount)
     }
 
