@@ -58,6 +58,9 @@ __attribute__((noinline)) void ck_scrub_stack(void) {
 // Zeroes every vector register. They are caller-saved on x86-64, so the function needs no care for its caller;
 // on arm64 v8-v15 are callee-saved in their low halves, which the clobbers make the compiler save and restore.
 #if defined(__x86_64__)
+#include <cpuid.h>
+#include <stdatomic.h>
+
 #define CK_XMM "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", \
     "xmm12", "xmm13", "xmm14", "xmm15"
 #define CK_XMM_HIGH "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", \
@@ -91,14 +94,32 @@ __attribute__((noinline)) static void ck_zero_sse(void) {
         ::: CK_XMM);
 }
 
+// Which registers the processor has and the kernel saves (XCR0): 0 SSE only, 1 AVX, 2 AVX-512. Asked on first
+// use, not at start-up (libgcc's __builtin_cpu_supports would add a constructor to every program: cpuid traps to
+// the hypervisor in a virtual machine, and a command's start is timed).
+static int ck_vector_extension(void) {
+    static _Atomic int known = -1;
+    int extension = atomic_load_explicit(&known, memory_order_relaxed);
+    if (extension >= 0) return extension;
+    extension = 0;
+    unsigned int a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
+        unsigned int low, high;
+        __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+        if ((low & 0x6) == 0x6) {
+            extension = 1;
+            if ((low & 0xe0) == 0xe0 && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F)) extension = 2;
+        }
+    }
+    atomic_store_explicit(&known, extension, memory_order_relaxed);
+    return extension;
+}
+
 void ck_zero_vector_registers(void) {
-    // __builtin_cpu_supports reports a feature only when the kernel saves its registers too (XCR0).
-    if (__builtin_cpu_supports("avx512f")) {
-        ck_zero_avx512();
-    } else if (__builtin_cpu_supports("avx")) {
-        ck_zero_avx();
-    } else {
-        ck_zero_sse();
+    switch (ck_vector_extension()) {
+    case 2: ck_zero_avx512(); break;
+    case 1: ck_zero_avx(); break;
+    default: ck_zero_sse(); break;
     }
 }
 #elif defined(__aarch64__)
