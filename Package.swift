@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The programs that hold secrets bind every symbol when they start, and the table the dynamic linker fills is
+/// read-only after (full RELRO): no function's first call is resolved later, on a thread whose vector registers
+/// may still hold a secret (the resolver saves them all on the stack), and no resolved pointer can be overwritten.
+let bindEverySymbolAtStart: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now", "-Xlinker", "-z", "-Xlinker", "relro"])
+]
+
 let package = Package(
     name: "swift-keychain",
     products: [
@@ -126,7 +133,8 @@ let package = Package(
             dependencies: [
                 "Keychain", "FileProtection", "KeychainCore", "KeychainClient", "KeychainPrompts", "KeychainSync",
                 "CSystem",
-            ]
+            ],
+            linkerSettings: bindEverySymbolAtStart
         ),
         // keychaind's server, a library so that tests and the fuzzer reach the dispatch the daemon runs: accepting
         // and serving connections, identities, the dispatcher, group commit, limits and quotas, background sync.
@@ -137,11 +145,15 @@ let package = Package(
         // The freedesktop Secret Service on the session bus, served from the user's keychain (issue 25).
         .executableTarget(
             name: "keychain-secret-service",
-            dependencies: ["KeychainCore", "KeychainClient", "KeychainKeys", "KeychainPrompts", "CSDBus", "CLibCrypto"]
+            dependencies: [
+                "KeychainCore", "KeychainClient", "KeychainKeys", "KeychainPrompts", "CSDBus", "CLibCrypto",
+            ],
+            linkerSettings: bindEverySymbolAtStart
         ),
         .executableTarget(
             name: "keychaind",
-            dependencies: ["KeychainCore", "KeychainWire", "KeychainDaemon", "CSystem"]
+            dependencies: ["KeychainCore", "KeychainWire", "KeychainDaemon", "CSystem"],
+            linkerSettings: bindEverySymbolAtStart
         ),
         // One operation on a keychaind socket from a real process: the daemon identity tests install copies of it
         // as registered apps and run them as another user.

@@ -38,4 +38,17 @@ struct ProcessHardeningTests {
         #expect(values.prefix(2) == ["0", "0"], "\(core ?? "no core limit line")")
         #expect(try session.finish().status == 1)
     }
+
+    @Test(
+        "The programs that hold secrets bind every symbol at start and keep what the dynamic linker filled in read-only (full RELRO)",
+        arguments: ["keychaind", "keychain-secret-service", "security"])
+    func bindsEverySymbolAtStart(_ name: String) throws {
+        // Lazily bound, a function's first call is resolved on the thread making it, and the resolver saves every
+        // vector register on that thread's stack: whatever a primitive left in them (Argon2id's output was found
+        // there, issue 23). Bound at start, the resolver never runs later, and the table it fills cannot be
+        // written after.
+        let hardening = try ELFHardening(executable: BuiltExecutable.named(name))
+        #expect(
+            hardening.isDynamic && hardening.bindsNow && hardening.hasRelocationReadOnly, "\(name) is \(hardening)")
+    }
 }
