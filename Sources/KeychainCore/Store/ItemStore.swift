@@ -37,6 +37,11 @@ final class ItemStore {
         self.changeLog = changeLog
     }
 
+    /// The SELECT that reads the rows a filter selects, as ``candidates(_:_:)`` runs it.
+    static func candidateSQL(_ filter: CandidateFilter) -> String {
+        CandidateStatements.build(filter)
+    }
+
     /// Inserts a new row sealed with the log's next sequence; a duplicate primary key throws
     /// ``EngineError/Code/duplicateItem``.
     func insert(_ item: StoredItem) throws(EngineError) {
@@ -212,7 +217,7 @@ private struct CandidateStatements {
         return shape
     }
 
-    private static func build(_ filter: CandidateFilter) -> String {
+    fileprivate static func build(_ filter: CandidateFilter) -> String {
         // With the primary-key hash, `tomb = 0` only selects the partial unique index (SQLite does not test it
         // again on the row), so a row whose tomb flag was damaged still comes back and fails authentication.
         var conditions = ["tomb = 0"]
@@ -233,7 +238,10 @@ private struct CandidateStatements {
         for (attribute, _) in filter.indexHashes { conditions.append("\(attribute.rawValue) = ?") }
         for _ in filter.termHashes { conditions.append("rowid IN (SELECT item FROM item_terms WHERE term = ?)") }
         if filter.afterRowID != nil { conditions.append("rowid > ?") }
-        return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.listed(separator: " AND ")) ORDER BY rowid"
+        // One primary-key hash finds one live row at most (the unique index on live rows' hashes): nothing to order.
+        // SQLite does not see that through the partial index, and would pass the row, blobs and all, through a sort.
+        let order = filter.primaryKeyHashes?.count == 1 ? "" : " ORDER BY rowid"
+        return "SELECT \(StoredRow.columns) FROM items WHERE \(conditions.listed(separator: " AND "))\(order)"
     }
 
     /// `count` SQL placeholders, separated by commas.
