@@ -49,9 +49,12 @@ void ck_zero(void *bytes, size_t count) {
     if (count > 0) explicit_bzero(bytes, count);
 }
 
-__attribute__((noinline)) void ck_scrub_stack(void) {
+static void ck_zero_vector_registers(void);
+
+// Not inlined, so that the scratch array lies below the caller's frame.
+__attribute__((noinline)) void ck_scrub_stack(size_t count) {
     ck_zero_vector_registers();
-    unsigned char scratch[64 * 1024];
+    unsigned char scratch[count > 0 ? count : 1];
     explicit_bzero(scratch, sizeof scratch);
 }
 
@@ -116,7 +119,7 @@ static int ck_vector_extension(void) {
     return extension;
 }
 
-void ck_zero_vector_registers(void) {
+static void ck_zero_vector_registers(void) {
     switch (ck_vector_extension()) {
     case 2: ck_zero_avx512(); break;
     case 1: ck_zero_avx(); break;
@@ -124,7 +127,7 @@ void ck_zero_vector_registers(void) {
     }
 }
 #elif defined(__aarch64__)
-void ck_zero_vector_registers(void) {
+static void ck_zero_vector_registers(void) {
     __asm__ volatile(
         "movi v0.16b, #0\n\t movi v1.16b, #0\n\t movi v2.16b, #0\n\t movi v3.16b, #0\n\t"
         "movi v4.16b, #0\n\t movi v5.16b, #0\n\t movi v6.16b, #0\n\t movi v7.16b, #0\n\t"
@@ -140,7 +143,7 @@ void ck_zero_vector_registers(void) {
 }
 #else
 // Elsewhere the stack is still zeroed; what the registers hold may reach it through a later save.
-void ck_zero_vector_registers(void) {}
+static void ck_zero_vector_registers(void) {}
 #endif
 
 // The executable's dynamic section: defined by the linker in every dynamically linked program, absent (so the weak

@@ -50,14 +50,11 @@ int ck_syncfs(int descriptor);
 /// Overwrites `count` bytes at `bytes` with zeros, in a way the compiler may not drop as a dead store.
 void ck_zero(void *bytes, size_t count);
 
-/// Zeroes the vector registers (x86-64: xmm/ymm/zmm, as many as the processor has; arm64: v0-v31): what a
-/// primitive left in them would otherwise reach the stack the next time something saves them all there — the
-/// dynamic linker resolving a function's first call, or the kernel delivering a signal — past the stack's wiping.
-void ck_zero_vector_registers(void);
-
-/// Zeroes the vector registers, then 64 KiB of the stack below the caller's frame: what dead frames left there (a secret copied through
-/// vector registers, which the dynamic linker's lazy binding saves on the stack) does not outlive the command.
-void ck_scrub_stack(void);
+/// Zeroes the vector registers (x86-64: xmm/ymm/zmm, as many as the processor has; arm64: v0-v31), then `count`
+/// bytes of the stack below the caller's frame: what primitives and dead frames left in either (a key copied
+/// through vector registers, which the dynamic linker's lazy binding saves on the stack) does not outlive the call
+/// that handled it. The registers go first: saved later, they would land above the part zeroed.
+void ck_scrub_stack(size_t count);
 
 #include "CSystemSocket.h"
 

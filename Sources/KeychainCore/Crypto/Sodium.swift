@@ -15,14 +15,13 @@ enum Sodium {
     /// XChaCha20-Poly1305) and the Swift frames between it and the caller use.
     static let stackWipeByteCount = 32 * 1024
 
-    /// Zeroes the vector registers, then the stack below the caller's frame (`sodium_stackzero`): primitives leave
+    /// Zeroes the vector registers, then the stack below the caller's frame (`ck_scrub_stack`): primitives leave
     /// copies of what they computed in both (Argon2id's output, for one), and key material must live only in guarded
     /// memory. The registers go first: the next call the dynamic linker resolves lazily, or the next signal, would
     /// save them on the stack above the part wiped, where the caller's frames live.
     /// Call it when the calls that handled a key have returned.
     static func wipeStack() {
-        ck_zero_vector_registers()
-        sodium_stackzero(stackWipeByteCount)
+        ck_scrub_stack(stackWipeByteCount)
     }
 
     /// Zeroes `bytes` in place (`sodium_memzero`, which the compiler cannot drop), keeping their count: for

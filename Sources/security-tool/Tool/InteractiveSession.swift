@@ -48,7 +48,7 @@ struct InteractiveSession {
             }
             session.console.flush()
             // The command's dead frames may hold copies of its secrets (registers the dynamic linker saved there).
-            ck_scrub_stack()
+            ck_scrub_stack(64 * 1024)
             // Output that cannot be written ends the session: what the next commands print would be lost too.
             if session.console.hasFailed { break }
         }
