@@ -92,6 +92,19 @@ struct KeyMemoryTests {
         #expect(!leaked, "a copy of the passcode key is left on the stack")
     }
 
+    @Test(
+        "Reliability 10: deriving a key from a passcode alone (as a backup archive does) leaves no copy of it on the stack"
+    )
+    func passcodeDerivationLeavesNoCopy() throws {
+        let salt = try RandomBytes.make(count: PasscodeHash.saltByteCount)
+        warmUp()
+        let key = try PasscodeHash.deriveKey(passcode: try Passcode(copying: "backup"), salt: salt, cost: .minimum)
+        let stack = stackBelowCaller(256 * 1024)
+        try #require(stack.count > 64 * 1024, "the stack could not be read")
+        let leaked = contains(key.withUnsafeBytes { Array($0) }, in: stack)
+        #expect(!leaked, "a copy of the derived key is left on the stack")
+    }
+
     @Test("Reliability 10: the KEK and the passcode key it comes from do not survive lock() on the stack")
     func keyEncryptionKeyLeavesNoCopy() throws {
         let keychain = try TestKeychain()

@@ -17,6 +17,7 @@ struct PasscodeFactor {
     static func generate(
         keybag uuid: Data, deviceKey: SecretKey, passcodeKey: SecretKey
     ) throws(EngineError) -> PasscodeFactor {
+        defer { Sodium.wipeStack() }  // the wrapping key lives only in guarded memory, never in a dead frame
         let pair = try KeyAgreementKeyPair.generate()
         return PasscodeFactor(
             wrappedPrivateKey: try AEAD.seal(

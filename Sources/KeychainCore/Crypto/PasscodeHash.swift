@@ -44,10 +44,12 @@ package enum PasscodeHash {
     package static let saltByteCount = Int(crypto_pwhash_SALTBYTES)
 
     /// Derives a 32-byte key from `passcode` into locked memory, reading the passcode's bytes where they are
-    /// (guarded memory): no copy of them is made here.
+    /// (guarded memory): no copy of them is made here, and none of the key is left behind (Argon2id leaves its
+    /// output on the stack and in the vector registers, wiped before this returns, for every caller).
     package static func deriveKey(passcode: Passcode, salt: [UInt8], cost: PasscodeCost) throws(EngineError)
         -> SecretKey
     {
+        defer { Sodium.wipeStack() }
         try Sodium.ensureInitialized()
         let cost = try cost.validated()
         guard salt.count == saltByteCount else { throw .decode("the keybag's passcode salt is damaged") }

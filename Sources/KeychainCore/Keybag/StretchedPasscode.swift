@@ -19,10 +19,11 @@ struct StretchedPasscode {
     /// A passcode the TPM refuses gives a key that opens nothing (so the keybag counts it as wrong, as the TPM did);
     /// a TPM in lockout, or unreachable, is an error naming it.
     init(_ passcode: Passcode, parameters: KeybagRecord.Passcode) throws(EngineError) {
+        // The key must live only in guarded memory: `deriveKey` wipes what Argon2id leaves behind, and this what the
+        // TPM's part (its authorization value, its HMAC, their combination) leaves below this frame.
+        defer { Sodium.wipeStack() }
         self.parameters = parameters
         self.stretched = try PasscodeHash.deriveKey(passcode: passcode, salt: parameters.salt, cost: parameters.cost)
-        // Argon2id leaves a copy of its output on the stack: the key must live only in guarded memory.
-        Sodium.wipeStack()
         if let blob = parameters.tpmKey {
             key = try PasscodeTPM.key(stretched: stretched, blob: blob, parameters: parameters)
         } else {
@@ -47,6 +48,7 @@ struct StretchedPasscode {
     /// This new passcode entangled with `tpm`: a new HMAC key is made in the TPM under an authorization value
     /// derived from the passcode, and the key becomes the Argon2id output combined with its HMAC.
     func entangled(with tpm: TPMContext) throws(EngineError) -> StretchedPasscode {
+        defer { Sodium.wipeStack() }  // as in `init`: the TPM's part leaves the key's makings below this frame
         var parameters = parameters
         parameters.tpm = tpm
         parameters.tpmKey = try PasscodeTPM.makeKey(stretched: stretched, tpm: tpm)
