@@ -35,36 +35,36 @@ struct BenchError: Error, CustomStringConvertible {
 enum ItemWorkload {
     static let phases = ["add", "find", "find_attributes", "update", "delete", "batch_add"]
 
-    /// Runs every phase on two fresh stores, ours and the floor, taking turns every ``turn`` operations (the same
-    /// operations on each): a noisy moment of the machine then touches both figures alike, while each store still
-    /// runs long enough to work from warm caches, as it would alone. Only the batch add, one transaction per
-    /// store, runs on each store in turn.
+    /// Runs every phase on fresh stores — ours, the floor and, when given, the sealed floor — taking turns every
+    /// ``turn`` operations (the same operations on each): a noisy moment of the machine then touches every figure
+    /// alike, while each store still runs long enough to work from warm caches, as it would alone. Only the batch
+    /// add, one transaction per store, runs on each store in turn. Returns ours beside the floor, and beside the
+    /// sealed floor when there is one.
     static let turn = 250
 
     static func run(
-        ours: BenchStore, floor: BenchStore, count: Int, seed: UInt64
-    ) throws -> [String: Comparison] {
-        let stores = [ours, floor]
+        ours: BenchStore, floor: BenchStore, sealedFloor: BenchStore? = nil, count: Int, seed: UInt64
+    ) throws -> (floor: [String: Comparison], sealedFloor: [String: Comparison]?) {
+        let stores = [ours, floor] + (sealedFloor.map { [$0] } ?? [])
         var random = SplitMix(seed: seed)
         var recorders: [String: [LatencyRecorder]] = [:]
         func phase(_ name: String, capacity: Int, _ body: (BenchStore, inout LatencyRecorder) throws -> Void) rethrows {
-            var pair = [LatencyRecorder(capacity: capacity), LatencyRecorder(capacity: capacity)]
-            try body(stores[0], &pair[0])
-            try body(stores[1], &pair[1])
-            recorders[name, default: []] = pair
+            var recorded = stores.map { _ in LatencyRecorder(capacity: capacity) }
+            for side in stores.indices { try body(stores[side], &recorded[side]) }
+            recorders[name, default: []] = recorded
         }
         func lockstep(_ name: String, _ operations: some Collection<Int>, _ body: (BenchStore, Int) throws -> Void)
             rethrows
         {
-            var pair = [LatencyRecorder(capacity: count), LatencyRecorder(capacity: count)]
+            var recorded = stores.map { _ in LatencyRecorder(capacity: count) }
             let operations = Array(operations)
             for start in stride(from: 0, to: operations.count, by: turn) {
                 let slice = operations[start..<min(start + turn, operations.count)]
-                for side in 0..<2 {
-                    for operation in slice { try pair[side].time { try body(stores[side], operation) } }
+                for side in stores.indices {
+                    for operation in slice { try recorded[side].time { try body(stores[side], operation) } }
                 }
             }
-            recorders[name] = pair
+            recorders[name] = recorded
         }
 
         try lockstep("add", 0..<count) { store, index in try store.add(BenchEntry(index)) }
@@ -95,9 +95,10 @@ enum ItemWorkload {
         try phase("batch_add", capacity: count) { store, recorder in try store.batchAdd(0..<count, recorder: &recorder)
         }
 
-        var results: [String: Comparison] = [:]
-        for (name, pair) in recorders { results[name] = Comparison(ours: pair[0].figures, floor: pair[1].figures) }
-        return results
+        func beside(_ side: Int) -> [String: Comparison] {
+            recorders.mapValues { Comparison(ours: $0[0].figures, floor: $0[side].figures) }
+        }
+        return (beside(1), stores.count > 2 ? beside(2) : nil)
     }
 }
 

@@ -14,6 +14,8 @@ import KeychainCore
 
 struct Report: Codable {
     var results: [String: [String: Comparison]]
+    /// Ours beside the sealed floor (``SealedFloorStore``: the guarantees' minimum work), by size and phase.
+    var sealed_floor: [String: [String: Comparison]]? = nil
     var peak_rss_mb: Double
     var unlock_ms: Double
     var unlock_cost: String
@@ -139,25 +141,30 @@ do {
         exit(0)
     }
     var results: [String: [String: Comparison]] = [:]
+    var sealedFloor: [String: [String: Comparison]] = [:]
     for count in sizes {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = UInt64.random(in: 1...UInt64.max)
         if !json { FileHandle.standardError.write(Data("running \(count) items…\n".utf8)) }
         let phases = try ItemWorkload.run(
-            ours: EngineStore(directory: directory), floor: FloorStore(directory: directory), count: count, seed: seed)
-        results[String(count)] = phases
+            ours: EngineStore(directory: directory), floor: FloorStore(directory: directory),
+            sealedFloor: SealedFloorStore(directory: directory), count: count, seed: seed)
+        results[String(count)] = phases.floor
+        sealedFloor[String(count)] = phases.sealedFloor
     }
     let peak = peakResidentMegabytes()
     if onlyItems {
         // The item phases alone, beside their floor (a quick loop while working on the storage layout).
-        let report = Report(results: results, peak_rss_mb: peak, unlock_ms: 0, unlock_cost: "not measured")
+        let report = Report(
+            results: results, sealed_floor: sealedFloor, peak_rss_mb: peak, unlock_ms: 0, unlock_cost: "not measured")
         print(ReportTable(report: report, sizes: sizes).text)
         exit(0)
     }
     let cli = try CLIBench.medianFindAndFloorMilliseconds()
     var report = Report(
-        results: results, peak_rss_mb: peak, unlock_ms: try measureUnlock(), unlock_cost: "\(PasscodeCost.standard)",
+        results: results, sealed_floor: sealedFloor, peak_rss_mb: peak, unlock_ms: try measureUnlock(),
+        unlock_cost: "\(PasscodeCost.standard)",
         cli_find_ms: cli?.find, cli_floor_ms: cli?.floor)
     if fileMegabytes > 0 {
         if !json { FileHandle.standardError.write(Data("running protected files of \(fileMegabytes) MiB…\n".utf8)) }
